@@ -1,0 +1,39 @@
+"""agentevals: evaluation inside running LLM agents.
+
+>>> from agentevals import create_scorer
+>>> scorer = create_scorer(id="non-empty").generate_score(lambda run, **_: float(bool(run.output_text)))
+>>> scorer.run_sync(input="hi", output="hello").score
+1.0
+"""
+
+from agentevals._convert import messages_from_langchain, messages_from_openai
+from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, ScorerError
+from agentevals._judge._judge import Judge
+from agentevals._messages import AgentInput, Message, ToolInvocation
+from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
+from agentevals._run import Run
+from agentevals._scorer import Scorer, StepInfo, create_scorer
+from agentevals._steps import PromptStep, StepResults
+
+__all__ = [
+    "AgentEvalsError",
+    "AgentInput",
+    "Judge",
+    "JudgeCall",
+    "JudgeError",
+    "JudgeOutputError",
+    "Message",
+    "PromptStep",
+    "Run",
+    "ScoreFailure",
+    "ScoreRecord",
+    "ScoreResult",
+    "Scorer",
+    "ScorerError",
+    "StepInfo",
+    "StepResults",
+    "ToolInvocation",
+    "create_scorer",
+    "messages_from_langchain",
+    "messages_from_openai",
+]

@@ -1,0 +1,72 @@
+"""The exception hierarchy.
+
+    AgentEvalsError                 base of everything raised by agentevals
+    ├── ScorerError                 a scorer step failed (names the scorer and the step; the cause is chained)
+    └── JudgeError                  an LLM judge call failed after its retries (carries the attempt count)
+        └── JudgeOutputError        the judge replied, but not with valid JSON for the step's schema
+
+Invalid configuration raises the standard ``ValueError`` / ``TypeError`` at construction, with a message
+that says how to fix it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentevals._result import JudgeCall
+
+
+class AgentEvalsError(Exception):
+    """Base class for errors raised by agentevals."""
+
+
+class JudgeError(AgentEvalsError):
+    """An LLM judge call failed: a non-retryable error, or every attempt failed."""
+
+    def __init__(self, message: str, *, model: str, attempts: int, call: JudgeCall | None = None) -> None:
+        super().__init__(message)
+        self.model = model
+        self.attempts = attempts
+        self.call = call
+
+
+class JudgeOutputError(JudgeError):
+    """The judge's reply could not be parsed or validated against the step's output schema."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str,
+        attempts: int,
+        raw_output: str | None,
+        call: JudgeCall | None = None,
+    ) -> None:
+        super().__init__(message, model=model, attempts=attempts, call=call)
+        self.raw_output = raw_output
+
+
+class ScorerError(AgentEvalsError):
+    """A scorer step failed. ``__cause__`` holds the original exception.
+
+    ``completed`` maps the steps that finished before the failure to their results, ``prompts`` and
+    ``judge_calls`` hold what was sent to judges so far: a failure keeps the work already done.
+    """
+
+    def __init__(
+        self,
+        scorer_id: str,
+        step: str,
+        message: str,
+        *,
+        completed: dict[str, Any] | None = None,
+        prompts: dict[str, str] | None = None,
+        judge_calls: list[JudgeCall] | None = None,
+    ) -> None:
+        super().__init__(f"scorer {scorer_id!r} failed in step {step!r}: {message}")
+        self.scorer_id = scorer_id
+        self.step = step
+        self.completed = dict(completed or {})
+        self.prompts = dict(prompts or {})
+        self.judge_calls = list(judge_calls or [])

@@ -1,0 +1,196 @@
+"""``Judge``: an LLM used by prompt steps, with retries, a timeout and a concurrency limit."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from agentevals._errors import JudgeError, JudgeOutputError
+from agentevals._judge import _litellm
+from agentevals._judge._parse import ReplyParseError, parse_reply
+from agentevals._judge._request import build_request
+from agentevals._result import JudgeCall
+
+log = logging.getLogger("agentevals.judge")
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """What a judge call returned: the validated value (a model instance, or text) and its record."""
+
+    value: Any
+    text: str
+    call: JudgeCall
+
+
+@dataclass(frozen=True, eq=False)
+class Judge:
+    """An LLM judge: any LiteLLM model string plus the system instructions for the scorer.
+
+    Calls are retried with exponential backoff and jitter on rate limits, timeouts, connection errors,
+    5xx replies and replies that are not valid JSON for the step's schema; ``timeout`` bounds each
+    attempt; at most ``max_concurrency`` calls run at once per event loop.
+
+    >>> judge = Judge(model="openai/gpt-4o-mini", instructions="You grade answers strictly.")
+    >>> judge.max_attempts
+    4
+    """
+
+    model: str
+    instructions: str = ""
+    temperature: float | None = 0.0
+    timeout: float = 60.0
+    max_attempts: int = 4
+    backoff: float = 0.5
+    max_backoff: float = 8.0
+    jitter: float = 0.25
+    max_concurrency: int = 8
+    api_base: str | None = None
+    api_key: str | None = None
+    structured_output: bool = True
+    completion_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    _limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
+        default_factory=weakref.WeakKeyDictionary, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ValueError("Judge(model=...) needs a LiteLLM model string such as 'openai/gpt-4o-mini'")
+        if not isinstance(self.instructions, str):
+            raise TypeError("Judge(instructions=...) must be a string (the judge's system prompt)")
+        for name in ("timeout", "backoff", "max_backoff"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Judge({name}=...) must be > 0, got {getattr(self, name)!r}")
+        if self.jitter < 0:
+            raise ValueError(f"Judge(jitter=...) must be >= 0, got {self.jitter!r}")
+        for name in ("max_attempts", "max_concurrency"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"Judge({name}=...) must be an int >= 1, got {getattr(self, name)!r}")
+
+    @classmethod
+    def of(cls, judge: Judge | Mapping[str, Any] | str | None) -> Judge | None:
+        """Accept a ``Judge``, a mapping of its fields, or a bare model string."""
+        if judge is None or isinstance(judge, Judge):
+            return judge
+        if isinstance(judge, str):
+            return cls(model=judge)
+        if isinstance(judge, Mapping):
+            return cls(**dict(judge))
+        raise TypeError(f"judge must be a Judge, a dict of Judge fields or a model string, not {judge!r}")
+
+    async def complete(
+        self,
+        prompt: str,
+        *,
+        schema: type[BaseModel] | None = None,
+        step: str = "judge",
+    ) -> JudgeReply:
+        """Send ``prompt``; return the reply validated against ``schema`` (or the text if no schema)."""
+        started = time.perf_counter()
+        native = schema is not None and self.structured_output and _litellm.supports_native_schema(self.model)
+        request = build_request(
+            model=self.model,
+            instructions=self.instructions,
+            prompt=prompt,
+            schema=schema,
+            native_schema=native,
+            temperature=self.temperature,
+            timeout=self.timeout,
+            api_base=self.api_base,
+            api_key=self.api_key,
+            extra=dict(self.completion_kwargs),
+        )
+        usage = [0, 0]
+        costs: list[float] = []
+        attempts = 0
+        last_text: str | None = None
+
+        async def attempt() -> tuple[Any, str]:
+            nonlocal attempts, last_text
+            attempts += 1
+            async with self._limit():
+                response = await asyncio.wait_for(_litellm.acompletion(request), self.timeout + 5.0)
+            prompt_tokens, completion_tokens = _litellm.usage_of(response)
+            usage[0] += prompt_tokens
+            usage[1] += completion_tokens
+            cost = _litellm.cost_of(response)
+            if cost is not None:
+                costs.append(cost)
+            text = last_text = _litellm.reply_text(response)
+            if schema is None:
+                if text is None:
+                    raise ReplyParseError("the judge returned an empty reply")
+                return text, text
+            return parse_reply(text, schema), text or ""
+
+        def record(ok: bool, error: str | None = None) -> JudgeCall:
+            return JudgeCall(
+                step=step,
+                model=self.model,
+                attempts=attempts,
+                duration_ms=(time.perf_counter() - started) * 1000,
+                prompt_tokens=usage[0],
+                completion_tokens=usage[1],
+                cost_usd=sum(costs) if costs else None,
+                ok=ok,
+                error=error,
+            )
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type((*_litellm.retryable_errors(), ReplyParseError)),
+            wait=wait_exponential_jitter(multiplier=self.backoff, max=self.max_backoff, jitter=self.jitter),
+            stop=stop_after_attempt(self.max_attempts),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        try:
+            outcome: tuple[Any, str] = await retrying(attempt)
+        except ReplyParseError as err:
+            raise JudgeOutputError(
+                f"judge {self.model!r} gave no valid output after {attempts} attempt(s): {err}",
+                model=self.model,
+                attempts=attempts,
+                raw_output=last_text,
+                call=record(False, str(err)),
+            ) from err
+        except Exception as err:
+            raise JudgeError(
+                f"judge {self.model!r} failed after {attempts} attempt(s): {type(err).__name__}: {err}",
+                model=self.model,
+                attempts=attempts,
+                call=record(False, f"{type(err).__name__}: {err}"),
+            ) from err
+        return JudgeReply(value=outcome[0], text=outcome[1], call=record(True))
+
+    def _limit(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        limit = self._limits.get(loop)
+        if limit is None:
+            limit = self._limits[loop] = asyncio.Semaphore(self.max_concurrency)
+        return limit
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        outcome = state.outcome
+        error = outcome.exception() if outcome is not None else None
+        log.warning(
+            "judge %s attempt %d/%d failed (%s: %s); retrying",
+            self.model,
+            state.attempt_number,
+            self.max_attempts,
+            type(error).__name__,
+            error,
+        )

@@ -1,0 +1,79 @@
+"""Pure parsing of a judge's reply into the step's pydantic schema."""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+class ReplyParseError(ValueError):
+    """The reply held no JSON object valid for the schema."""
+
+
+def parse_reply(text: str | None, schema: type[M]) -> M:
+    """Validate ``text`` against ``schema``, tolerating code fences and prose around the JSON object.
+
+    >>> from pydantic import BaseModel
+    >>> class Verdict(BaseModel):
+    ...     verdict: str
+    >>> parse_reply('Sure! ```json\\n{"verdict": "yes"}\\n```', Verdict).verdict
+    'yes'
+    """
+    if text is None or not text.strip():
+        raise ReplyParseError("the judge returned an empty reply")
+    last_error: ValidationError | None = None
+    for candidate in _candidates(text):
+        try:
+            return schema.model_validate_json(candidate)
+        except ValidationError as err:
+            last_error = err
+    detail = _describe(last_error) if last_error else "no JSON object found"
+    raise ReplyParseError(f"reply is not valid {schema.__name__} JSON ({detail}): {text[:300]!r}")
+
+
+def _candidates(text: str) -> list[str]:
+    stripped = text.strip()
+    found = [stripped]
+    found.extend(m.group(1).strip() for m in _FENCE.finditer(text))
+    balanced = _first_balanced_object(text)
+    if balanced is not None:
+        found.append(balanced)
+    return list(dict.fromkeys(found))
+
+
+def _first_balanced_object(text: str) -> str | None:
+    """The first ``{...}`` span with balanced braces, ignoring braces inside JSON strings."""
+    start = text.find("{")
+    while start != -1:
+        depth, in_string, escaped = 0, False, False
+        for i in range(start, len(text)):
+            ch = text[i]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
+                    in_string = False
+            elif ch == '"':
+                in_string = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[start : i + 1]
+        start = text.find("{", start + 1)
+    return None
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    location = ".".join(str(p) for p in first["loc"]) or "<root>"
+    return f"{error.error_count()} error(s), first at {location}: {first['msg']}"

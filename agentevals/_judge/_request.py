@@ -1,0 +1,61 @@
+"""Pure construction of a judge request (no LiteLLM import)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+JSON_INSTRUCTION = (
+    "Reply with a single JSON object and nothing else. It must validate against this JSON schema:\n"
+)
+
+
+def build_messages(instructions: str, prompt: str, schema: type[BaseModel] | None) -> list[dict[str, str]]:
+    """The chat messages for one judge call: the instructions as system prompt, the step prompt as user."""
+    user = prompt
+    if schema is not None:
+        schema_text = json.dumps(schema.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
+        user = f"{prompt}\n\n{JSON_INSTRUCTION}{schema_text}"
+    messages = [{"role": "user", "content": user}]
+    if instructions:
+        messages.insert(0, {"role": "system", "content": instructions})
+    return messages
+
+
+def build_request(
+    *,
+    model: str,
+    instructions: str,
+    prompt: str,
+    schema: type[BaseModel] | None,
+    native_schema: bool,
+    temperature: float | None,
+    timeout: float,
+    api_base: str | None,
+    api_key: str | None,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """Keyword arguments for ``litellm.acompletion``.
+
+    LiteLLM's and the OpenAI SDK's own retries are switched off (``max_retries=0``): retries are ours,
+    so that they are counted, bounded and logged in one place.
+    """
+    request: dict[str, Any] = {
+        "model": model,
+        "messages": build_messages(instructions, prompt, schema),
+        "timeout": timeout,
+        "max_retries": 0,
+        "num_retries": 0,
+    }
+    if temperature is not None:
+        request["temperature"] = temperature
+    if schema is not None and native_schema:
+        request["response_format"] = schema
+    if api_base is not None:
+        request["api_base"] = api_base
+    if api_key is not None:
+        request["api_key"] = api_key
+    request.update(extra)
+    return request

@@ -1,0 +1,162 @@
+"""Score records: what a scorer produced for a run (``ScoreResult``), or why it failed (``ScoreFailure``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class JudgeCall(BaseModel):
+    """One LLM judge call (all its attempts), with token usage and cost when the provider reports them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    step: str
+    model: str
+    attempts: int = 1
+    duration_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    ok: bool = True
+    error: str | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class _ScoreRecord(BaseModel):
+    """Fields shared by results and failures."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    scorer_id: str
+    scorer_name: str
+    run_id: str
+    trace_id: str | None = None
+    entity: str | None = None
+    input: Any = None
+    output: Any = None
+    ground_truth: Any = None
+    request_context: dict[str, Any] = Field(default_factory=dict)
+    preprocess_step_result: Any = None
+    analyze_step_result: Any = None
+    generate_score_step_result: Any = None
+    preprocess_prompt: str | None = None
+    analyze_prompt: str | None = None
+    generate_score_prompt: str | None = None
+    generate_reason_prompt: str | None = None
+    step_durations_ms: dict[str, float] = Field(default_factory=dict)
+    duration_ms: float = 0.0
+    judge_calls: list[JudgeCall] = Field(default_factory=list)
+    source: Literal["live", "test"] = "test"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime = Field(default_factory=utc_now)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def judge_model(self) -> str | None:
+        """The model of the first judge call, if any."""
+        return self.judge_calls[0].model if self.judge_calls else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(c.prompt_tokens for c in self.judge_calls)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def completion_tokens(self) -> int:
+        return sum(c.completion_tokens for c in self.judge_calls)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cost_usd(self) -> float | None:
+        """Total judge cost in USD; ``None`` when no call reported a cost."""
+        costs = [c.cost_usd for c in self.judge_calls if c.cost_usd is not None]
+        return sum(costs) if costs else None
+
+
+class ScoreResult(_ScoreRecord):
+    """A scorer's result for one run: the score, the reason, every step's result and every prompt sent."""
+
+    score: float
+    reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return True
+
+
+class ScoreFailure(_ScoreRecord):
+    """An error record: a scorer failed (or timed out) on a run. Sinks store it like a result."""
+
+    error_type: str
+    error_message: str
+    failed_step: str | None = None
+    score: None = None
+    reason: None = None
+
+    @property
+    def ok(self) -> bool:
+        return False
+
+
+ScoreRecord = ScoreResult | ScoreFailure
+
+
+def failure_record(
+    *,
+    scorer_id: str,
+    scorer_name: str,
+    run: Any,
+    error: BaseException,
+    source: Literal["live", "test"] = "test",
+    duration_ms: float = 0.0,
+) -> ScoreFailure:
+    """An error record for ``run`` (a ``Run``) from any exception; keeps a ``ScorerError``'s partial work."""
+    from agentevals._errors import ScorerError
+
+    cause: BaseException = error
+    completed: dict[str, Any] = {}
+    prompts: dict[str, str] = {}
+    calls: list[JudgeCall] = []
+    failed_step = None
+    if isinstance(error, ScorerError):
+        completed, prompts, calls, failed_step = (
+            error.completed,
+            error.prompts,
+            error.judge_calls,
+            error.step,
+        )
+        cause = error.__cause__ or error
+    return ScoreFailure(
+        scorer_id=scorer_id,
+        scorer_name=scorer_name,
+        run_id=run.run_id,
+        trace_id=run.trace_id,
+        entity=run.entity,
+        input=run.input,
+        output=run.output,
+        ground_truth=run.ground_truth,
+        request_context=run.request_context,
+        preprocess_step_result=completed.get("preprocess"),
+        analyze_step_result=completed.get("analyze"),
+        preprocess_prompt=prompts.get("preprocess"),
+        analyze_prompt=prompts.get("analyze"),
+        generate_score_prompt=prompts.get("generate_score"),
+        generate_reason_prompt=prompts.get("generate_reason"),
+        judge_calls=calls,
+        duration_ms=duration_ms,
+        source=source,
+        error_type=type(cause).__name__,
+        error_message=str(cause) or type(cause).__name__,
+        failed_step=failed_step,
+    )

@@ -1,0 +1,303 @@
+"""``create_scorer`` and ``Scorer``: a pipeline preprocess → analyze → generate_score → generate_reason."""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import numbers
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from agentevals._errors import JudgeError, ScorerError
+from agentevals._judge._judge import Judge
+from agentevals._result import JudgeCall, ScoreResult
+from agentevals._run import Run, coerce_run
+from agentevals._steps import STEP_ORDER, ScoreOutput, Step, StepName, StepResults, make_step
+from agentevals._sync import run_sync
+
+ScorerType = Literal["agent", "trajectory"]
+
+
+@dataclass
+class _Execution:
+    """Mutable state of one ``Scorer.run`` call (never stored on the scorer)."""
+
+    results: StepResults = field(default_factory=StepResults)
+    score: float | None = None
+    reason: str | None = None
+    prompts: dict[str, str] = field(default_factory=dict)
+    durations: dict[str, float] = field(default_factory=dict)
+    judge_calls: list[JudgeCall] = field(default_factory=list)
+
+
+_current: contextvars.ContextVar[_Execution | None] = contextvars.ContextVar(
+    "agentevals_scorer_execution", default=None
+)
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    name: StepName
+    type: Literal["function", "prompt"]
+    description: str | None
+
+
+class Scorer:
+    """A configured, stateless scorer. Build one with :func:`create_scorer`.
+
+    Each step method returns a new scorer with that step set (setting a step again replaces it), so a
+    prebuilt scorer can be specialised without being changed. Steps run in the fixed order
+    preprocess → analyze → generate_score → generate_reason; only ``generate_score`` is required.
+
+    >>> scorer = create_scorer(id="short", description="Short answers").generate_score(
+    ...     lambda run, **_: 1.0 if len(run.output_text) < 20 else 0.0)
+    >>> scorer.run_sync(input="2+2?", output="4").score
+    1.0
+    """
+
+    __slots__ = ("_steps", "description", "id", "judge", "name", "type")
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        description: str = "",
+        judge: Judge | Mapping[str, Any] | str | None = None,
+        type: ScorerType | None = None,
+        steps: Mapping[StepName, Step] | None = None,
+    ) -> None:
+        if not isinstance(id, str) or not id.strip():
+            raise ValueError("a scorer needs a non-empty string id, e.g. create_scorer(id='relevancy')")
+        if type not in (None, "agent", "trajectory"):
+            raise ValueError(f"type must be 'agent', 'trajectory' or None, not {type!r}")
+        self.id = id
+        self.name = name or id
+        self.description = description
+        self.judge = Judge.of(judge)
+        self.type = type
+        self._steps: dict[StepName, Step] = dict(steps or {})
+
+    # -- builder ----------------------------------------------------------------------------------
+
+    def preprocess(self, step: Any) -> Scorer:
+        """Set the preprocess step; its value becomes ``results.preprocess_step_result``."""
+        return self._with_step("preprocess", step)
+
+    def analyze(self, step: Any) -> Scorer:
+        """Set the analyze step; its value becomes ``results.analyze_step_result``."""
+        return self._with_step("analyze", step)
+
+    def generate_score(self, step: Any) -> Scorer:
+        """Set the required score step; it must produce a finite number."""
+        return self._with_step("generate_score", step)
+
+    def generate_reason(self, step: Any) -> Scorer:
+        """Set the reason step; it is also given ``score=`` and must produce a string."""
+        return self._with_step("generate_reason", step)
+
+    def _with_step(self, name: StepName, definition: Any) -> Scorer:
+        steps = {**self._steps, name: make_step(name, definition)}
+        return Scorer(
+            id=self.id,
+            name=self.name,
+            description=self.description,
+            judge=self.judge,
+            type=self.type,
+            steps=steps,
+        )
+
+    def with_id(self, id: str, name: str | None = None) -> Scorer:
+        """A copy under another id (and name), e.g. to attach two variants of one prebuilt scorer."""
+        return Scorer(
+            id=id,
+            name=name or id,
+            description=self.description,
+            judge=self.judge,
+            type=self.type,
+            steps=self._steps,
+        )
+
+    @property
+    def steps(self) -> list[StepInfo]:
+        """The configured steps in execution order."""
+        return [
+            StepInfo(name=s.name, type=s.kind, description=s.description)
+            for name in STEP_ORDER
+            if (s := self._steps.get(name)) is not None
+        ]
+
+    @property
+    def has_judge(self) -> bool:
+        """Whether any step calls an LLM judge."""
+        return any(s.prompt is not None for s in self._steps.values())
+
+    def __repr__(self) -> str:
+        steps = ", ".join(f"{s.name}:{s.type}" for s in self.steps)
+        return f"Scorer(id={self.id!r}, steps=[{steps}])"
+
+    # -- running ----------------------------------------------------------------------------------
+
+    async def run(self, run: Run | Mapping[str, Any] | None = None, /, **fields: Any) -> ScoreResult:
+        """Score one run, given as a :class:`Run` or as its fields (``input=``, ``output=``, ...).
+
+        Raises :class:`ScorerError` naming the failed step, with the original exception chained.
+        """
+        the_run = coerce_run(run, fields)
+        if "generate_score" not in self._steps:
+            raise ScorerError(
+                self.id,
+                "generate_score",
+                "the scorer has no generate_score step; add one with .generate_score(...)",
+            )
+        execution = _Execution()
+        parent = _current.get()
+        token = _current.set(execution)
+        started = time.perf_counter()
+        try:
+            for name in STEP_ORDER:
+                step = self._steps.get(name)
+                if step is not None:
+                    await self._run_step(step, the_run, execution)
+        finally:
+            _current.reset(token)
+            if parent is not None:
+                parent.judge_calls.extend(execution.judge_calls)
+        assert execution.score is not None
+        return ScoreResult(
+            scorer_id=self.id,
+            scorer_name=self.name,
+            run_id=the_run.run_id,
+            trace_id=the_run.trace_id,
+            entity=the_run.entity,
+            input=the_run.input,
+            output=the_run.output,
+            ground_truth=the_run.ground_truth,
+            request_context=the_run.request_context,
+            score=execution.score,
+            reason=execution.reason,
+            preprocess_step_result=execution.results.preprocess_step_result,
+            analyze_step_result=execution.results.analyze_step_result,
+            generate_score_step_result=execution.results.generate_score_step_result,
+            preprocess_prompt=execution.prompts.get("preprocess"),
+            analyze_prompt=execution.prompts.get("analyze"),
+            generate_score_prompt=execution.prompts.get("generate_score"),
+            generate_reason_prompt=execution.prompts.get("generate_reason"),
+            step_durations_ms=execution.durations,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            judge_calls=execution.judge_calls,
+        )
+
+    def run_sync(self, run: Run | Mapping[str, Any] | None = None, /, **fields: Any) -> ScoreResult:
+        """Blocking :meth:`run`; works in plain scripts and inside a running event loop (Jupyter)."""
+        return run_sync(self.run(run, **fields))
+
+    async def _run_step(self, step: Step, run: Run, execution: _Execution) -> None:
+        started = time.perf_counter()
+        try:
+            value = await self._step_value(step, run, execution)
+            self._store(step.name, value, execution)
+        except ScorerError:
+            raise
+        except Exception as err:
+            if isinstance(err, JudgeError) and err.call is not None:
+                execution.judge_calls.append(err.call)
+            raise ScorerError(
+                self.id,
+                step.name,
+                f"{type(err).__name__}: {err}",
+                completed=_completed(execution),
+                prompts=execution.prompts,
+                judge_calls=execution.judge_calls,
+            ) from err
+        finally:
+            execution.durations[step.name] = (time.perf_counter() - started) * 1000
+
+    async def _step_value(self, step: Step, run: Run, execution: _Execution) -> Any:
+        kwargs: dict[str, Any] = {"run": run, "results": execution.results}
+        if step.name == "generate_reason":
+            kwargs["score"] = execution.score
+        if step.function is not None:
+            return await step.function(**kwargs)
+        prompt_step = step.prompt
+        assert prompt_step is not None
+        judge = prompt_step.judge or self.judge
+        if judge is None:
+            raise ValueError(
+                f"the {step.name} step is a prompt step but no judge is configured; pass "
+                "judge=Judge(model=..., instructions=...) to create_scorer or to the PromptStep"
+            )
+        prompt = await prompt_step._prompt(**kwargs)
+        if not isinstance(prompt, str):
+            raise TypeError(f"create_prompt must return a string, got {type(prompt).__name__}")
+        execution.prompts[step.name] = prompt
+        schema = prompt_step.output_schema
+        if step.name == "generate_score" and schema is None:
+            schema = ScoreOutput
+        reply = await judge.complete(prompt, schema=schema, step=step.name)
+        execution.judge_calls.append(reply.call)
+        if step.name != "generate_score":
+            return reply.value
+        execution.results = replace(execution.results, generate_score_step_result=reply.value)
+        if prompt_step._calculate is not None:
+            return await prompt_step._calculate(run=run, results=execution.results, output=reply.value)
+        return getattr(reply.value, "score", None)
+
+    @staticmethod
+    def _store(name: StepName, value: Any, execution: _Execution) -> None:
+        if name == "preprocess":
+            execution.results = replace(execution.results, preprocess_step_result=value)
+        elif name == "analyze":
+            execution.results = replace(execution.results, analyze_step_result=value)
+        elif name == "generate_score":
+            execution.score = _finite_score(value)
+            if execution.results.generate_score_step_result is None:
+                execution.results = replace(execution.results, generate_score_step_result=value)
+        else:
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"generate_reason must return a string, got {type(value).__name__}")
+            execution.reason = value
+
+
+def _finite_score(value: Any) -> float:
+    if isinstance(value, numbers.Real):
+        score = float(value)
+        if math.isfinite(score):
+            return score
+    raise ValueError(f"generate_score must return a finite number, got {value!r}")
+
+
+def _completed(execution: _Execution) -> dict[str, Any]:
+    done: dict[str, Any] = {}
+    if execution.results.preprocess_step_result is not None:
+        done["preprocess"] = execution.results.preprocess_step_result
+    if execution.results.analyze_step_result is not None:
+        done["analyze"] = execution.results.analyze_step_result
+    if execution.score is not None:
+        done["generate_score"] = execution.score
+    return done
+
+
+def create_scorer(
+    *,
+    id: str,
+    name: str | None = None,
+    description: str = "",
+    judge: Judge | Mapping[str, Any] | str | None = None,
+    type: ScorerType | None = None,
+) -> Scorer:
+    """Start a scorer; chain ``.preprocess``, ``.analyze``, ``.generate_score``, ``.generate_reason``.
+
+    >>> from agentevals import create_scorer
+    >>> scorer = (
+    ...     create_scorer(id="quality", description="Evaluates response quality")
+    ...     .preprocess(lambda run, **_: {"word_count": len(run.output_text.split())})
+    ...     .generate_score(lambda results, **_: float(results.preprocess_step_result["word_count"] > 3))
+    ...     .generate_reason(lambda score, **_: f"Score: {score}.")
+    ... )
+    >>> scorer.run_sync(input="What is ML?", output="ML is a subset of AI.").reason
+    'Score: 1.0.'
+    """
+    return Scorer(id=id, name=name, description=description, judge=judge, type=type)

@@ -1,0 +1,5 @@
+"""Test doubles for agentevals users: a fake OpenAI-compatible judge server on 127.0.0.1."""
+
+from agentevals.testing._fake_judge import ChatRequest, FakeJudgeServer, Reply
+
+__all__ = ["ChatRequest", "FakeJudgeServer", "Reply"]
