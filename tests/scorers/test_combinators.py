@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import pytest
+
+from agentevals import create_scorer
+from agentevals.scorers import all_of, any_of, exact_match, factuality, includes, weighted
+from agentevals.testing import FakeJudgeServer
+
+
+def test_seed_all_of() -> None:
+    strict = all_of(exact_match, includes)
+    assert strict.run_sync(input="What is 2+2?", output="4", ground_truth="4").score == 1.0
+    failing = strict.run_sync(output="The answer is 4", ground_truth="4")
+    assert failing.score == 0.0
+    assert failing.reason == "Expected '4', got 'The answer is 4'"
+    assert [r["scorer_id"] for r in failing.analyze_step_result] == ["exact_match", "includes"]
+
+
+def test_seed_any_of() -> None:
+    lenient = any_of(exact_match, includes)
+    result = lenient.run_sync(
+        input="What is the capital of France?", output="The capital is Paris.", ground_truth="Paris"
+    )
+    assert result.score == 1.0 and result.reason is None  # the best scorer (includes) has no complaint
+
+
+def test_seed_weighted_with_factuality() -> None:
+    with FakeJudgeServer([{"relation": "same", "reason": "Both say 4."}]) as server:
+        balanced = weighted(
+            {
+                "accuracy": {"scorer": exact_match, "weight": 2},
+                "grounding": (factuality(server.judge()), 1),
+            }
+        )
+        result = balanced.run_sync(input="What is 2+2?", output="4", ground_truth="4")
+    assert result.score == 1.0
+    assert result.reason == "accuracy: 1.00 (w=2), grounding: 1.00 (w=1)"
+    assert [c.step for c in result.judge_calls] == ["analyze"]  # the sub-scorer's judge call is counted
+
+
+def test_weighted_mean() -> None:
+    half = create_scorer(id="half").generate_score(lambda **_: 0.5)
+    zero = create_scorer(id="zero").generate_score(lambda **_: 0.0)
+    assert weighted({"a": (half, 3), "b": (zero, 1)}).run_sync(output="x").score == pytest.approx(0.375)
+
+
+def test_combinator_validation() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        all_of()
+    with pytest.raises(TypeError, match="takes Scorer objects"):
+        any_of(lambda: 1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="weight of 'a' must be"):
+        weighted({"a": (exact_match, 0)})
+    with pytest.raises(ValueError, match="at least one"):
+        weighted({})
+
+
+async def test_sub_scorers_run_concurrently() -> None:
+    import asyncio
+
+    started: list[str] = []
+
+    def slow(name: str) -> object:
+        async def score(**_: object) -> float:
+            started.append(name)
+            await asyncio.sleep(0.05)
+            assert len(started) == 2, "both sub-scorers must have started before either finishes"
+            return 1.0
+
+        return create_scorer(id=name).generate_score(score)
+
+    assert (await all_of(slow("a"), slow("b")).run(output="x")).score == 1.0
+
+
+async def test_factuality_relations_and_prompt(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(
+        {"relation": "subset", "reason": "Only mentions Paris."},
+        {"relation": "conflict", "reason": "Says Lyon."},
+        '```json\n{"relation": "superset", "reason": "More detail."}\n```',
+    )
+    scorer = factuality(judge_server.judge(), scale=10)
+    run = {
+        "input": "What is the capital of France?",
+        "output": "Paris",
+        "ground_truth": "Paris, on the Seine",
+    }
+    assert (await scorer.run(**run)).score == pytest.approx(4.0)
+    assert (await scorer.run(**run)).score == 0.0
+    result = await scorer.run(**run)
+    assert result.score == pytest.approx(6.0)
+    assert result.reason == "superset: More detail."
+    assert "Reference answer (expert):\nParis, on the Seine" in (result.analyze_prompt or "")
+    assert judge_server.requests[0].system.startswith("You check answers")
+
+
+def test_factuality_needs_ground_truth() -> None:
+    from agentevals import ScorerError
+
+    with pytest.raises(ScorerError, match="ground_truth"):
+        factuality("openai/gpt-4o-mini").run_sync(output="x")
