@@ -130,8 +130,8 @@ def test_seed_reasoning_quality_scorer() -> None:
             lambda results, score, **_: (
                 "No reasoning was provided by the model."
                 if not results.analyze_step_result["has_reasoning"]
-                else f"Model provided {results.analyze_step_result['reasoning_length']} characters of reasoning. "
-                f"Score: {score}"
+                else f"Model provided {results.analyze_step_result['reasoning_length']} characters "
+                f"of reasoning. Score: {score}"
             )
         )
     )
