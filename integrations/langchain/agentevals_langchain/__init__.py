@@ -1,0 +1,1 @@
+"""agentevals for LangChain."""
