@@ -1,0 +1,234 @@
+"""Shared plumbing of the LLM-judged scorers: options merging, judge setup, text and context helpers."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import math
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._steps import Invoker, StepResults
+from agentevals.utils import extract_tool_results, round_to_two_decimals
+
+OptionsT = TypeVar("OptionsT")
+
+NO_CONTEXT_HINT = (
+    "pass context=[...] (or a context extractor) to the factory, or score runs that carry retrieved "
+    "documents in run.context or tool results in their output"
+)
+
+
+class Claims(BaseModel):
+    """Preprocess output shared by the claim-checking scorers."""
+
+    claims: list[str]
+
+
+# -- options -----------------------------------------------------------------------------------------
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def merge_options(
+    cls: type[OptionsT], options: OptionsT | Mapping[str, Any] | None, overrides: Mapping[str, Any]
+) -> OptionsT:
+    """Build ``cls`` from defaults, then ``options``, then keyword overrides, merged key by key.
+
+    camelCase keys (the seed's spelling) are accepted. Unknown keys and invalid values raise
+    ``ValueError`` naming the valid options.
+    """
+    assert dataclasses.is_dataclass(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    if options is None:
+        base: dict[str, Any] = {}
+    elif isinstance(options, cls):
+        base = {name: getattr(options, name) for name in names}
+    elif isinstance(options, Mapping):
+        base = dict(options)
+    else:
+        raise ValueError(f"options must be a {cls.__name__}, a dict or None, not {type(options).__name__}")
+    merged: dict[str, Any] = {}
+    for key, value in {**base, **overrides}.items():
+        name = key if key in names else _snake(str(key))
+        if name not in names:
+            raise ValueError(f"unknown option {key!r} for {cls.__name__}; valid options: {', '.join(names)}")
+        merged[name] = value
+    return cls(**merged)
+
+
+def check_number(
+    owner: str,
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+) -> None:
+    """Raise ``ValueError`` unless ``value`` is a finite number within the bounds."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if open_low else value >= low
+    if ok and high is not None:
+        ok = value <= high
+    if not ok:
+        bound = f"{'>' if open_low else '>='} {low}" if low is not None else ""
+        bound += f"{' and ' if bound else ''}<= {high}" if high is not None else ""
+        raise ValueError(f"{owner}: option {name} must be a finite number {bound}, got {value!r}")
+
+
+def check_scale(owner: str, scale: Any) -> None:
+    check_number(owner, "scale", scale, low=0.0, open_low=True)
+
+
+def scaled(fraction: float, scale: float) -> float:
+    """``fraction × scale`` rounded half-up to two decimals."""
+    return round_to_two_decimals(fraction * scale)
+
+
+# -- judge --------------------------------------------------------------------------------------------
+
+
+def make_judge(model: str | Judge, instructions: str) -> Judge:
+    """A model string becomes a judge with ``instructions``; a ``Judge`` keeps its own if it has some."""
+    if isinstance(model, Judge):
+        return model if model.instructions else dataclasses.replace(model, instructions=instructions)
+    if isinstance(model, str):
+        return Judge(model=model, instructions=instructions)
+    raise TypeError(f"model must be a LiteLLM model string or a Judge, not {type(model).__name__}")
+
+
+async def ask(judge: Judge, step: str, prompt: str, schema: type[BaseModel] | None = None) -> Any:
+    """Call the judge from a function step, recording the prompt and the call on the running result.
+
+    Prompt steps record these by themselves; function steps that call the judge only sometimes (to skip
+    a call when there is nothing to ask) use this instead.
+    """
+    from agentevals._scorer import _current  # the running execution (no public hook exists yet)
+
+    execution = _current.get()
+    if execution is not None:
+        execution.prompts[step] = prompt
+    reply = await judge.complete(prompt, schema=schema, step=step)
+    if execution is not None:
+        execution.judge_calls.append(reply.call)
+    return reply.value
+
+
+PromptBuilder = Callable[[Run, StepResults, float], str | Awaitable[str]]
+FixedReason = Callable[[Run, StepResults, float], str | None]
+
+
+def reason_step(judge: Judge, prompt: PromptBuilder, fixed: FixedReason | None = None) -> Any:
+    """A generate_reason step: a fixed sentence when ``fixed`` gives one, else the judge's text."""
+
+    async def generate_reason(run: Run, results: StepResults, score: float) -> str:
+        if fixed is not None:
+            sentence = fixed(run, results, score)
+            if sentence is not None:
+                return sentence
+        text = prompt(run, results, score)
+        if inspect.isawaitable(text):
+            text = await text
+        return str(await ask(judge, "generate_reason", text)).strip()
+
+    return generate_reason
+
+
+# -- text -------------------------------------------------------------------------------------------
+
+
+def query_text(run: Run) -> str:
+    """The user's input for this run (all input messages)."""
+    return run.input_text.strip()
+
+
+def response_text(run: Run) -> str:
+    """The agent's answer (all assistant text of the output)."""
+    return run.output_text.strip()
+
+
+def history_text(run: Run) -> str:
+    """Earlier turns recalled from memory, one ``role: text`` line each ('' when none)."""
+    return "\n".join(f"{m.role}: {m.content}" for m in run.remembered_messages if m.content)
+
+
+def numbered(items: Sequence[str], start: int = 1) -> str:
+    """Items as a numbered list, or ``(none)``."""
+    if not items:
+        return "(none)"
+    return "\n".join(f"{i}. {item}" for i, item in enumerate(items, start))
+
+
+def as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def expect_count(got: int, expected: int, *, what: str, per: str) -> None:
+    """Raise ``ValueError`` when the judge returned a different number of items than it was given."""
+    if got != expected:
+        raise ValueError(
+            f"the judge returned {got} {what} for {expected} {per}; each of the {per} needs exactly one "
+            "(a judge that skips or merges items cannot be scored: retry, or use a stronger judge model)"
+        )
+
+
+# -- context ----------------------------------------------------------------------------------------
+
+
+def tool_result_context(run: Run) -> list[str]:
+    """Each tool result of the run as a JSON line ``{"tool": name, "result": ...}``."""
+    return [
+        json.dumps({"tool": t.tool_name, "result": t.result}, ensure_ascii=False, default=str)
+        for t in extract_tool_results(run)
+    ]
+
+
+def run_context(run: Run) -> list[str]:
+    """Context captured on the run: ``run.context`` if any, else the tool results."""
+    return [c for c in run.context if c.strip()] or tool_result_context(run)
+
+
+def context_extractor(fn: Callable[..., Any] | None, what: str) -> Invoker | None:
+    """Wrap a user context hook; it may take ``run`` and/or ``input``, ``output`` (sync or async)."""
+    return None if fn is None else Invoker(fn, what)
+
+
+def static_context(owner: str, context: Any) -> tuple[str, ...] | None:
+    """Validate a static context option: ``None`` or a non-empty sequence of strings."""
+    if context is None:
+        return None
+    if isinstance(context, str) or not isinstance(context, Sequence):
+        raise ValueError(f"{owner}: context must be a list of strings, got {type(context).__name__}")
+    if not context:
+        raise ValueError(f"{owner}: context cannot be empty if provided; omit it to use the run's context")
+    if not all(isinstance(c, str) for c in context):
+        raise ValueError(f"{owner}: every context item must be a string")
+    return tuple(context)
+
+
+async def resolve_context(
+    run: Run, *, extractor: Invoker | None, static: Sequence[str] | None, **hook_args: Any
+) -> list[str]:
+    """Context for a run: the extractor's (wins), else the static option, else the run's own."""
+    if extractor is not None:
+        value = await extractor(run=run, input=run.input, output=run.output, **hook_args)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        return [as_text(v) for v in value]
+    if static is not None:
+        return list(static)
+    return run_context(run)
