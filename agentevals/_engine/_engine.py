@@ -1,0 +1,468 @@
+"""``ScoringEngine``: score finished runs in the background, off the agent's hot path."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import math
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from agentevals._engine._config import ScorerEntry, normalize_scorers
+from agentevals._engine._sink_worker import SinkWorker
+from agentevals._engine._stats import EngineStats, percentile
+from agentevals._result import ScoreFailure, ScoreRecord, failure_record
+from agentevals._run import Run
+from agentevals._sampling import sample_point
+from agentevals._sync import background_loop
+from agentevals.sinks._logging import LoggingSink
+from agentevals.sinks._protocol import Sink, as_sink
+from agentevals.sinks._retry import DEFAULT_DEAD_LETTER, DeadLetter, RetryPolicy
+
+logger = logging.getLogger("agentevals.engine")
+
+Overflow = Literal["drop_newest", "drop_oldest"]
+Redactor = Callable[[ScoreRecord], ScoreRecord]
+_Item = tuple[Run, tuple[ScorerEntry, ...], float]
+
+
+class ScoringEngine:
+    """Scores finished runs in the background and sends every result (or error record) to the sinks.
+
+    ``submit(run)`` decides sampling per scorer, appends to a bounded queue and returns in microseconds;
+    it never blocks and never raises. Scoring runs on agentevals' own event loop on a daemon thread (the
+    same loop in sync apps, async apps and Jupyter; a caller's loop may close before scoring ends).
+
+    - ``scorers``: ``{"relevancy": {"scorer": s, "sampling": {"type": "ratio", "rate": 0.25}}}``, a list
+      of scorers, :class:`ScorerEntry` objects, or one scorer. Ratio sampling is deterministic by
+      ``trace_id or run_id``.
+    - ``sinks``: :class:`~agentevals.sinks.Sink` objects or plain callables taking one record; default
+      ``[LoggingSink()]`` (use ``SQLiteSink("agentevals.db")`` to keep results).
+    - ``queue_size`` / ``overflow``: at most ``queue_size`` runs wait; when full, ``"drop_newest"`` (the
+      default) refuses the new run, ``"drop_oldest"`` evicts the oldest. Every drop is counted.
+    - ``max_concurrency``: scorer calls at once (each :class:`ScorerEntry` may set its own lower limit);
+      ``scorer_timeout``: seconds before a scorer call becomes a ``TimeoutError`` record. A scorer's
+      *sync* step blocks the loop and cannot be timed out, so make slow steps ``async``.
+    - ``redact``: ``(record) -> record`` applied before any sink, e.g. to mask emails (below).
+    - ``entity``: the agent or chain name for records whose run has none.
+    - Sink writes are batched (``batch_size`` records or ``linger`` seconds), retried per ``retry``
+      and finally appended to ``dead_letter`` (JSONL; re-send with :func:`agentevals.sinks.replay`).
+
+    ``shutdown()`` runs at interpreter exit, so a normal exit loses nothing that was accepted.
+
+    >>> import re
+    >>> from agentevals import ScoringEngine, Run, create_scorer
+    >>> from agentevals.sinks import MemorySink
+    >>> EMAIL = re.compile(r"[\\w.+-]+@[\\w-]+\\.[\\w.]+")
+    >>> def mask_emails(record):
+    ...     return record.model_copy(update={"input": EMAIL.sub("<email>", str(record.input))})
+    >>> memory = MemorySink()
+    >>> scorer = create_scorer(id="len").generate_score(lambda run, **_: float(len(run.output_text) < 50))
+    >>> engine = ScoringEngine(scorers={"len": {"scorer": scorer, "sampling": {"type": "ratio", "rate": 1.0}}},
+    ...                        sinks=[memory], redact=mask_emails)
+    >>> engine.submit(Run(input="mail me at ann@example.com", output="ok"))
+    True
+    >>> engine.shutdown()
+    True
+    >>> memory.records[0].input, memory.records[0].score, memory.records[0].source
+    ('mail me at <email>', 1.0, 'live')
+    """
+
+    def __init__(
+        self,
+        scorers: Mapping[str, Any] | Sequence[Any] | Any,
+        *,
+        sinks: Sequence[Sink | Callable[..., Any]] | None = None,
+        queue_size: int = 10_000,
+        overflow: Overflow = "drop_newest",
+        max_concurrency: int = 16,
+        scorer_timeout: float | None = 60.0,
+        redact: Redactor | None = None,
+        entity: str | None = None,
+        batch_size: int = 256,
+        linger: float = 0.05,
+        sink_buffer: int = 10_000,
+        retry: RetryPolicy | None = None,
+        dead_letter: str | os.PathLike[str] = DEFAULT_DEAD_LETTER,
+        exit_timeout: float = 30.0,
+    ) -> None:
+        self._entries = normalize_scorers(scorers)
+        _positive_int("queue_size", queue_size)
+        _positive_int("max_concurrency", max_concurrency)
+        _positive_int("batch_size", batch_size)
+        _positive_int("sink_buffer", sink_buffer)
+        if overflow not in ("drop_newest", "drop_oldest"):
+            raise ValueError(f"overflow must be 'drop_newest' or 'drop_oldest', got {overflow!r}")
+        if scorer_timeout is not None and not (math.isfinite(scorer_timeout) and scorer_timeout > 0):
+            raise ValueError(
+                f"scorer_timeout must be a positive number of seconds or None, got {scorer_timeout!r}"
+            )
+        if not (math.isfinite(linger) and linger >= 0):
+            raise ValueError(f"linger must be a non-negative number of seconds, got {linger!r}")
+        if redact is not None and not callable(redact):
+            raise TypeError("redact must be a callable (record) -> record")
+        self.queue_size = queue_size
+        self.overflow: Overflow = overflow
+        self.max_concurrency = max_concurrency
+        self.scorer_timeout = scorer_timeout
+        self.redact = redact
+        self.entity = entity
+        self.exit_timeout = exit_timeout
+        self.sinks: list[Sink] = [as_sink(s) for s in (sinks if sinks is not None else [LoggingSink()])]
+        self.dead_letter = DeadLetter(dead_letter)
+        self._all = tuple(self._entries.values())
+        self._ratio_needed = any(e.sampling.kind == "ratio" for e in self._all)
+        self._index = {id(e): i for i, e in enumerate(self._all)}
+
+        self._lock = threading.Lock()
+        self._queue: deque[_Item] = deque()
+        self._closed = False
+        self._wake_pending = False
+        self._counts = dict.fromkeys(
+            ("submitted", "accepted", "sampled_out", "dropped", "invalid", "refused", "scored", "failed",
+             "sink_errors", "dead_lettered", "lost"),
+            0,
+        )  # fmt: skip
+        self._sampled = [0] * len(self._all)
+        self._latencies: deque[float] = deque(maxlen=10_000)
+        self._pending_pairs = 0
+
+        self._loop = background_loop()
+        self._wake = asyncio.Event()
+        self._slots = asyncio.Semaphore(max_concurrency * 4)
+        self._concurrency = asyncio.Semaphore(max_concurrency)
+        self._scorer_limits = {
+            id(e): asyncio.Semaphore(e.max_concurrency) for e in self._all if e.max_concurrency is not None
+        }
+        policy = retry or RetryPolicy()
+        self._workers = [
+            SinkWorker(
+                sink,
+                batch_size=batch_size,
+                linger=linger,
+                max_buffer=sink_buffer,
+                retry=policy,
+                dead_letter=self.dead_letter,
+                on_error=self._on_sink_error,
+                on_dead_letter=self._on_dead_letter,
+            )
+            for sink in self.sinks
+        ]
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._service: list[asyncio.Task[None]] = []
+        self._loop.call_soon_threadsafe(self._start)
+        atexit.register(self._at_exit)
+
+    @property
+    def scorer_ids(self) -> list[str]:
+        """The ids of the attached scorers (the ids their records carry)."""
+        return list(self._entries)
+
+    # -- hot path ---------------------------------------------------------------------------------
+
+    def submit(self, run: Run) -> bool:
+        """Offer a finished run; ``True`` when queued for at least one scorer.
+
+        ``False`` when every scorer sampled it out, the queue was full (``drop_newest``), the input was
+        not a run (logged), or the engine is shut down. Never blocks, never raises.
+        """
+        try:
+            return self._submit(run)
+        except Exception:  # the agent must never see our failure
+            logger.exception("agentevals: submit failed unexpectedly; run not scored")
+            with self._lock:
+                self._counts["invalid"] += 1
+            return False
+
+    def _submit(self, run: Any) -> bool:
+        if not isinstance(run, Run):
+            run = self._coerce(run)
+            if run is None:
+                return False
+        point = sample_point(run.trace_id or run.run_id) if self._ratio_needed else None
+        chosen: list[ScorerEntry] = []
+        for entry in self._all:
+            sampling = entry.sampling
+            if sampling.kind == "none" or (
+                sampling.kind == "ratio" and point is not None and point < sampling.rate
+            ):
+                chosen.append(entry)
+            elif sampling.kind == "custom":
+                try:
+                    if sampling.sampled(run):
+                        chosen.append(entry)
+                except Exception:
+                    logger.exception(
+                        "agentevals: the sampler of scorer %s raised; run not sampled", entry.scorer.id
+                    )
+        counts = self._counts
+        with self._lock:
+            counts["submitted"] += 1
+            if self._closed:
+                counts["refused"] += 1
+                return False
+            if not chosen:
+                counts["sampled_out"] += 1
+                return False
+            if len(self._queue) >= self.queue_size:
+                counts["dropped"] += 1
+                if self.overflow == "drop_newest":
+                    return False
+                try:
+                    self._queue.popleft()
+                except IndexError:
+                    pass
+            for entry in chosen:
+                self._sampled[self._index[id(entry)]] += 1
+            counts["accepted"] += 1
+            self._queue.append((run, tuple(chosen), time.perf_counter()))
+            wake = not self._wake_pending
+            self._wake_pending = True
+        if wake:
+            self._loop.call_soon_threadsafe(self._wake.set)
+        return True
+
+    def _coerce(self, run: Any) -> Run | None:
+        try:
+            if isinstance(run, Mapping):
+                return Run.model_validate(dict(run))
+            raise TypeError(f"expected an agentevals.Run, got {type(run).__name__}")
+        except Exception as err:
+            with self._lock:
+                self._counts["submitted"] += 1
+                self._counts["invalid"] += 1
+            logger.warning("agentevals: submit() ignored an invalid run: %s", err)
+            return None
+
+    # -- background loop --------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self._service = [self._loop.create_task(self._dispatch(), name="agentevals-dispatch")]
+        self._service += [
+            self._loop.create_task(w.run(), name=f"agentevals-sink-{w.name}") for w in self._workers
+        ]
+
+    async def _dispatch(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            with self._lock:
+                self._wake_pending = False
+            while True:
+                try:
+                    run, entries, submitted_at = self._queue.popleft()
+                except IndexError:
+                    break
+                self._pending_pairs += len(entries)
+                for entry in entries:
+                    await self._slots.acquire()
+                    task = asyncio.create_task(self._score(run, entry, submitted_at))
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+
+    async def _score(self, run: Run, entry: ScorerEntry, submitted_at: float) -> None:
+        try:
+            limit = self._scorer_limits.get(id(entry))
+            if limit is None:
+                record = await self._run_scorer(run, entry)
+            else:
+                async with limit:
+                    record = await self._run_scorer(run, entry)
+            record = self._finish(record, run, entry)
+            self._latencies.append((time.perf_counter() - submitted_at) * 1000)
+            with self._lock:
+                self._counts["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
+            for worker in self._workers:
+                await worker.put(record)
+        finally:
+            self._pending_pairs -= 1
+            self._slots.release()
+
+    async def _run_scorer(self, run: Run, entry: ScorerEntry) -> ScoreRecord:
+        timeout = entry.timeout if entry.timeout is not None else self.scorer_timeout
+        scorer = entry.scorer
+        async with self._concurrency:
+            started = time.perf_counter()
+            try:
+                async with asyncio.timeout(timeout):
+                    return await scorer.run(run)
+            except TimeoutError:
+                error: BaseException = TimeoutError(
+                    f"scorer {scorer.id!r} did not finish within {timeout} s (raise the ScorerEntry "
+                    "timeout or the engine's scorer_timeout if it needs longer)"
+                )
+            except asyncio.CancelledError:
+                raise
+            except BaseException as err:  # scorer errors become data, never escape
+                error = err
+            return failure_record(
+                scorer_id=scorer.id,
+                scorer_name=scorer.name,
+                run=run,
+                error=error,
+                source="live",
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+
+    def _finish(self, record: ScoreRecord, run: Run, entry: ScorerEntry) -> ScoreRecord:
+        record = record.model_copy(update={"source": "live", "entity": run.entity or self.entity})
+        if self.redact is None:
+            return record
+        try:
+            redacted = self.redact(record)
+            if not isinstance(redacted, ScoreRecord):
+                raise TypeError(f"redact must return a ScoreRecord, got {type(redacted).__name__}")
+            return redacted
+        except Exception as err:
+            # Never forward unredacted data: keep only ids and the error.
+            return ScoreFailure(
+                scorer_id=record.scorer_id,
+                scorer_name=record.scorer_name,
+                run_id=record.run_id,
+                trace_id=record.trace_id,
+                entity=record.entity,
+                source="live",
+                duration_ms=record.duration_ms,
+                error_type="RedactionError",
+                error_message=f"redact raised {type(err).__name__}: {err}; record content withheld",
+            )
+
+    def _on_sink_error(self, error: BaseException) -> None:
+        with self._lock:
+            self._counts["sink_errors"] += 1
+        logger.info("agentevals: a sink write failed (will retry): %s: %s", type(error).__name__, error)
+
+    def _on_dead_letter(self, count: int, written: bool) -> None:
+        with self._lock:
+            self._counts["dead_lettered" if written else "lost"] += count
+
+    def _is_idle(self) -> bool:
+        return not self._queue and self._pending_pairs == 0 and all(w.idle for w in self._workers)
+
+    async def _flush_here(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        for worker in self._workers:
+            worker.hurry()
+        try:
+            while not self._is_idle():
+                if time.monotonic() >= deadline:
+                    return False
+                await asyncio.sleep(0.002)
+            return True
+        finally:
+            for worker in self._workers:
+                worker.relax()
+
+    async def _shutdown_here(self, timeout: float) -> bool:
+        flushed = await self._flush_here(timeout)
+        if not flushed:
+            with self._lock:
+                unscored = len(self._queue)
+                self._queue.clear()
+            logger.error(
+                "agentevals: shutdown timed out after %s s; %d queued run(s) and %d scoring call(s) "
+                "abandoned; buffered records go to the dead-letter file %s",
+                timeout,
+                unscored,
+                self._pending_pairs,
+                self.dead_letter.path,
+            )
+        for task in [*self._service, *self._tasks]:
+            task.cancel()
+        await asyncio.gather(*self._service, *self._tasks, return_exceptions=True)
+        for worker in self._workers:
+            leftover = worker.take_all()
+            if leftover:
+                await worker.spill(leftover, RuntimeError("engine shut down before the sink took these"))
+            try:
+                await worker.sink.close()
+            except Exception as err:
+                logger.warning(
+                    "agentevals: closing sink %s failed: %s: %s", worker.name, type(err).__name__, err
+                )
+        self.dead_letter.close()
+        return flushed
+
+    # -- public control -----------------------------------------------------------------------------
+
+    def _call(self, coro_fn: Callable[[float], Any], timeout: float) -> bool:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            raise RuntimeError(
+                "flush()/shutdown() was called on agentevals' own event loop; use "
+                "`await engine.aflush()` / `await engine.ashutdown()` there"
+            )
+        future = asyncio.run_coroutine_threadsafe(coro_fn(timeout), self._loop)
+        return bool(future.result())
+
+    async def _acall(self, coro_fn: Callable[[float], Any], timeout: float) -> bool:
+        if asyncio.get_running_loop() is self._loop:
+            return bool(await coro_fn(timeout))
+        future = asyncio.run_coroutine_threadsafe(coro_fn(timeout), self._loop)
+        return bool(await asyncio.wrap_future(future))
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until every accepted run is scored and written (or dead-lettered); ``False`` on timeout."""
+        return self._call(self._flush_here, timeout)
+
+    async def aflush(self, timeout: float = 30.0) -> bool:
+        """Async :meth:`flush`, from any event loop."""
+        return await self._acall(self._flush_here, timeout)
+
+    def _close_intake(self) -> bool:
+        with self._lock:
+            was_closed, self._closed = self._closed, True
+        if not was_closed:
+            atexit.unregister(self._at_exit)
+        return not was_closed
+
+    def shutdown(self, timeout: float = 30.0) -> bool:
+        """Stop accepting runs, flush, and close the sinks; ``True`` when everything was written."""
+        if not self._close_intake():
+            return True
+        return self._call(self._shutdown_here, timeout)
+
+    async def ashutdown(self, timeout: float = 30.0) -> bool:
+        """Async :meth:`shutdown`, from any event loop."""
+        if not self._close_intake():
+            return True
+        return await self._acall(self._shutdown_here, timeout)
+
+    def _at_exit(self) -> None:
+        try:
+            self.shutdown(self.exit_timeout)
+        except Exception:
+            logger.exception("agentevals: flushing the scoring engine at exit failed")
+
+    def stats(self) -> EngineStats:
+        """A snapshot of the counters and latency percentiles (see :class:`EngineStats`)."""
+        with self._lock:
+            counts = dict(self._counts)
+            queued = len(self._queue)
+            sampled = {key: self._sampled[i] for i, key in enumerate(self._entries)}
+        latencies = sorted(self._latencies)
+        counts.pop("refused")
+        return EngineStats(
+            **counts,
+            queued=queued,
+            latency_ms_p50=percentile(latencies, 0.50),
+            latency_ms_p95=percentile(latencies, 0.95),
+            latency_ms_p99=percentile(latencies, 0.99),
+            sampled=sampled,
+        )
+
+    def __repr__(self) -> str:
+        return f"ScoringEngine(scorers={self.scorer_ids}, sinks={[type(s).__name__ for s in self.sinks]})"
+
+
+def _positive_int(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")

@@ -1,0 +1,34 @@
+"""Where score records go: one ``Sink`` protocol (async batch ``write`` + ``close``) and its implementations.
+
+>>> from agentevals.sinks import MemorySink, SQLiteSink, LoggingSink
+>>> sinks = [SQLiteSink("agentevals.db"), LoggingSink(), MemorySink()]
+"""
+
+from agentevals.sinks._callback import CallbackSink
+from agentevals.sinks._jsonl import JsonlSink
+from agentevals.sinks._logging import LoggingSink
+from agentevals.sinks._memory import MemorySink
+from agentevals.sinks._postgres import PostgresSink
+from agentevals.sinks._protocol import Sink, as_sink
+from agentevals.sinks._replay import areplay, replay
+from agentevals.sinks._retry import DeadLetter, RetryPolicy
+from agentevals.sinks._row import COLUMNS, TABLE, record_to_row
+from agentevals.sinks._sqlite import SQLiteSink
+
+__all__ = [
+    "COLUMNS",
+    "TABLE",
+    "CallbackSink",
+    "DeadLetter",
+    "JsonlSink",
+    "LoggingSink",
+    "MemorySink",
+    "PostgresSink",
+    "RetryPolicy",
+    "SQLiteSink",
+    "Sink",
+    "areplay",
+    "as_sink",
+    "record_to_row",
+    "replay",
+]

@@ -1,0 +1,69 @@
+"""``JsonlSink``: append one JSON object per record to a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from agentevals._result import ScoreRecord
+from agentevals.sinks._row import record_to_row
+from agentevals.sinks._thread import WorkerThread
+
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def path_lock(path: Path) -> threading.Lock:
+    """One lock per resolved path in this process, so appends from many sinks/threads never interleave."""
+    key = str(path.resolve())
+    with _locks_guard:
+        return _locks.setdefault(key, threading.Lock())
+
+
+def append_lines(path: Path, lines: Sequence[str]) -> None:
+    """Append whole lines under the path's lock with one write (and fsync-free flush)."""
+    if not lines:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    with path_lock(path):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+
+
+class JsonlSink:
+    """Appends one JSON object per record (the same columns as the SQL tables, JSON columns as objects).
+
+    Safe across threads and sinks sharing a path (one lock per path, one ``O_APPEND`` write per batch).
+
+    >>> sink = JsonlSink("scores.jsonl")
+    >>> sink.path.name
+    'scores.jsonl'
+    """
+
+    name = "jsonl"
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._worker = WorkerThread("agentevals-sink-jsonl")
+
+    async def write(self, records: Sequence[ScoreRecord]) -> None:
+        lines = [_line(r) for r in records]
+        await self._worker.run(lambda: append_lines(self.path, lines))
+
+    async def close(self) -> None:
+        self._worker.stop()
+
+
+def _line(record: ScoreRecord) -> str:
+    row = record_to_row(record, json_as_text=False)
+    row["created_at"] = row["created_at"].isoformat()
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
