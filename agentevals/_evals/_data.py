@@ -1,0 +1,146 @@
+"""Eval datasets: items given inline (dicts) or loaded from JSONL, JSON, CSV or YAML files."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_ALIASES = {
+    "input": "input",
+    "ground_truth": "ground_truth",
+    "groundTruth": "ground_truth",
+    "request_context": "request_context",
+    "requestContext": "request_context",
+    "expected_trajectory": "expected_trajectory",
+    "expectedTrajectory": "expected_trajectory",
+    "metadata": "metadata",
+    "id": "id",
+}
+
+
+@dataclass(frozen=True)
+class EvalItem:
+    """One dataset item: the target's ``input`` plus what the scorers compare it with.
+
+    >>> EvalItem.of({"input": "2+2?", "groundTruth": "4"}, index=0).ground_truth
+    '4'
+    """
+
+    index: int
+    input: Any
+    ground_truth: Any = None
+    request_context: dict[str, Any] = field(default_factory=dict)
+    expected_trajectory: Any = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+
+    @classmethod
+    def of(cls, raw: Any, *, index: int) -> EvalItem:
+        """Validate one raw item (a mapping with ``input`` and optional fields, snake or camelCase)."""
+        if not isinstance(raw, Mapping):
+            raise ValueError(
+                f"Invalid data item at index {index}: expected a mapping like "
+                f"{{'input': ..., 'ground_truth': ...}}, got {type(raw).__name__}"
+            )
+        if "input" not in raw:
+            raise ValueError(f"Invalid data item at index {index}: must have an 'input' key")
+        unknown = sorted(str(k) for k in raw if k not in _ALIASES)
+        if unknown:
+            raise ValueError(
+                f"Invalid data item at index {index}: unknown key(s) {unknown}; "
+                f"allowed keys are {sorted(set(_ALIASES))}"
+            )
+        fields = {_ALIASES[str(k)]: v for k, v in raw.items()}
+        for name in ("request_context", "metadata"):
+            value = fields.get(name)
+            if value is None:
+                fields[name] = {}
+            elif not isinstance(value, Mapping):
+                raise ValueError(
+                    f"Invalid data item at index {index}: {name!r} must be a mapping, "
+                    f"got {type(value).__name__}"
+                )
+            else:
+                fields[name] = dict(value)
+        if fields.get("id") is not None:
+            fields["id"] = str(fields["id"])
+        return cls(index=index, **fields)
+
+
+def load_items(data: Iterable[Any] | str | os.PathLike[str]) -> list[EvalItem]:
+    """Validate inline items, or load them from a ``.jsonl``/``.json``/``.csv``/``.yaml`` file.
+
+    Raises ``ValueError`` for an empty dataset or an item without ``input``.
+    """
+    raw = load_file(data) if isinstance(data, str | os.PathLike) else list(data)
+    if not raw:
+        raise ValueError("Failed to run evals: the data is empty; pass at least one item like {'input': ...}")
+    return [EvalItem.of(item, index=i) for i, item in enumerate(raw)]
+
+
+def load_file(path: str | os.PathLike[str]) -> list[Any]:
+    """Read the raw items of a dataset file; the format follows the extension."""
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"dataset file {str(file)!r} does not exist")
+    suffix = file.suffix.lower()
+    text = file.read_text(encoding="utf-8")
+    if suffix in (".jsonl", ".ndjson"):
+        return _jsonl(text, file)
+    if suffix == ".json":
+        return _items_of(json.loads(text), file)
+    if suffix == ".csv":
+        return _csv(text)
+    if suffix in (".yaml", ".yml"):
+        import yaml
+
+        return _items_of(yaml.safe_load(text), file)
+    raise ValueError(
+        f"unsupported dataset format {suffix or '(none)'!r} for {str(file)!r}; "
+        "use .jsonl, .json, .csv, .yaml or .yml"
+    )
+
+
+def _jsonl(text: str, file: Path) -> list[Any]:
+    items = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(json.loads(line))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{file}:{number}: invalid JSON line ({err.msg})") from err
+    return items
+
+
+def _items_of(value: Any, file: Path) -> list[Any]:
+    if isinstance(value, Mapping) and isinstance(value.get("items"), list):
+        return list(value["items"])
+    if isinstance(value, list):
+        return value
+    if value is None:
+        return []
+    raise ValueError(f"{file}: expected a list of items (or a mapping with an 'items' list)")
+
+
+def _csv(text: str) -> list[Any]:
+    """CSV rows; empty cells are dropped, and cells that hold JSON objects or lists are parsed."""
+    rows = []
+    for row in csv.DictReader(text.splitlines()):
+        rows.append({k: _cell(v) for k, v in row.items() if k is not None and v not in (None, "")})
+    return rows
+
+
+def _cell(value: str) -> Any:
+    stripped = value.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return json.loads(stripped)
+        except json.JSONDecodeError:
+            return value
+    return value

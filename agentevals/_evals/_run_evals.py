@@ -1,0 +1,271 @@
+"""``run_evals`` / ``arun_evals``: run a target over a dataset and score every item, concurrently."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any, Protocol
+from uuid import UUID
+
+from agentevals._evals._config import ScorerPlan, ScorerSpec, build_plan
+from agentevals._evals._data import EvalItem, load_items
+from agentevals._evals._progress import ProgressBar
+from agentevals._evals._summary import EvalResult, ItemResult, item_passed, summarize
+from agentevals._evals._targets import StepCapture, TargetOutput, call_target, check_target, target_name
+from agentevals._result import ScoreRecord, failure_record, utc_now
+from agentevals._run import Run, new_run_id
+from agentevals._sync import run_sync
+
+logger = logging.getLogger("agentevals.evals")
+
+
+class _Sink(Protocol):
+    async def write(self, records: Sequence[ScoreRecord]) -> None: ...
+
+
+Data = Iterable[Mapping[str, Any]] | str | os.PathLike[str]
+
+
+async def arun_evals(
+    data: Data,
+    scorers: Any,
+    target: Any,
+    *,
+    concurrency: int = 4,
+    on_item_complete: Callable[..., Any] | None = None,
+    repeats: int = 1,
+    thresholds: Mapping[str, Any] | None = None,
+    gates: Sequence[Any] | None = None,
+    sinks: Sequence[_Sink] | None = None,
+    progress: bool = True,
+) -> EvalResult:
+    """Run ``target`` on every item of ``data`` and score each result; never aborts on an item's error.
+
+    ``data``: items ``{"input", "ground_truth", "request_context", "expected_trajectory"}`` (camelCase
+    accepted) or a ``.jsonl``/``.json``/``.csv``/``.yaml`` path. ``scorers``: a list of scorers (or
+    ``{"scorer": s, "threshold": 0.7}`` entries), or ``{"workflow": [...], "steps": {"node": [...]}}``
+    to also score each LangGraph node's input and output. ``target``: a LangChain Runnable, a
+    ``create_agent`` agent, a LangGraph graph, or a sync/async callable taking the item's input.
+    ``thresholds`` maps scorer ids to a minimum (or ``{"min": .., "max": ..}``); ``gates`` are scorers
+    that must score 1.0 on every item. Every record also goes to ``sinks`` (``source="test"``); the
+    sinks are not closed. ``on_item_complete(item=, target_result=, scorer_results=)`` may be async.
+
+    >>> import asyncio
+    >>> from agentevals.scorers import exact_match
+    >>> result = asyncio.run(arun_evals(data=[{"input": "hi", "ground_truth": "HI"}],
+    ...                                 scorers=[exact_match], target=str.upper, progress=False))
+    >>> result.scores, result.summary.total_items
+    ({'exact_match': 1.0}, 1)
+    """
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
+    items = load_items(data)
+    plan = build_plan(scorers, thresholds, gates)
+    check_target(target)
+    runner = _Runner(plan, target, list(sinks or []), on_item_complete)
+    # Sync targets run in threads: a pool as large as `concurrency`, so that items really overlap.
+    executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="agentevals-target")
+    runner.executor = executor
+    started = time.perf_counter()
+    limit = asyncio.Semaphore(concurrency)
+    with executor, ProgressBar(len(items) * repeats, enabled=progress) as bar:
+
+        async def one(item: EvalItem, repeat: int) -> ItemResult:
+            async with limit:
+                result = await runner.evaluate(item, repeat)
+            await runner.finish(result)
+            bar.advance(failed=not result.passed)
+            return result
+
+        tasks = [asyncio.ensure_future(one(item, r)) for item in items for r in range(repeats)]
+        try:
+            done = await asyncio.gather(*tasks)
+        except BaseException:  # only the user's callback can raise here: stop the other items, re-raise
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+    results = sorted(done, key=lambda r: (r.index, r.repeat))
+    return summarize(
+        results,
+        plan,
+        total_items=len(items),
+        duration_ms=(time.perf_counter() - started) * 1000,
+        sink_errors=runner.sink_errors,
+    )
+
+
+def run_evals(
+    data: Data,
+    scorers: Any,
+    target: Any,
+    *,
+    concurrency: int = 4,
+    on_item_complete: Callable[..., Any] | None = None,
+    repeats: int = 1,
+    thresholds: Mapping[str, Any] | None = None,
+    gates: Sequence[Any] | None = None,
+    sinks: Sequence[_Sink] | None = None,
+    progress: bool = True,
+) -> EvalResult:
+    """Blocking :func:`arun_evals`; works in scripts and inside a running event loop (Jupyter).
+
+    >>> from agentevals.scorers import exact_match
+    >>> run_evals(data=[{"input": "a", "ground_truth": "A"}, {"input": "b", "ground_truth": "b"}],
+    ...           scorers=[exact_match], target=str.upper, progress=False).scores
+    {'exact_match': 0.5}
+    """
+    return run_sync(
+        arun_evals(
+            data,
+            scorers,
+            target,
+            concurrency=concurrency,
+            on_item_complete=on_item_complete,
+            repeats=repeats,
+            thresholds=thresholds,
+            gates=gates,
+            sinks=sinks,
+            progress=progress,
+        )
+    )
+
+
+class _Runner:
+    """Per-run state shared by the item tasks (the plan, the target, sinks and the callback)."""
+
+    def __init__(
+        self, plan: ScorerPlan, target: Any, sinks: list[_Sink], callback: Callable[..., Any] | None
+    ) -> None:
+        self.plan = plan
+        self.target = target
+        self.entity = target_name(target)
+        self.sinks = sinks
+        self.callback = callback
+        self.callback_kwargs = _accepted_kwargs(callback) if callback is not None else set()
+        self.sink_errors = 0
+        self.executor: Executor | None = None
+
+    async def evaluate(self, item: EvalItem, repeat: int) -> ItemResult:
+        run_id = new_run_id()
+        started_at, started = utc_now(), time.perf_counter()
+        out = await call_target(self.target, item, run_id=UUID(run_id), executor=self.executor)
+        duration_ms = (time.perf_counter() - started) * 1000
+        error = None if out.error is None else f"{type(out.error).__name__}: {out.error}"
+        run = _build_run(out, item, run_id=run_id, entity=self.entity, error=error)
+        error = run.error
+        run = run.model_copy(update={"started_at": started_at, "duration_ms": duration_ms})
+        meta = {**item.metadata, "eval_item": item.index, "repeat": repeat}
+        jobs = [self._score(spec, run, out.error, meta) for spec in self.plan.top]
+        for spec in self.plan.steps:
+            capture = out.steps.get(spec.step or "")
+            if capture is not None and capture.done:
+                step_run = _step_run(capture, item, run, entity=f"{self.entity}/{capture.name}")
+                jobs.append(self._score(spec, step_run, capture.error, {**meta, "step": capture.name}))
+        records = await asyncio.gather(*jobs)
+        results = {spec_key: record for spec_key, record in records}
+        return ItemResult(
+            item=item,
+            repeat=repeat,
+            run=run,
+            target_result=out.raw,
+            results=results,
+            error=error,
+            passed=item_passed(results, self.plan, error),
+            nested=self.plan.nested,
+            steps=tuple(out.steps),
+            step_keys={s.key: (s.step, s.scorer.id) for s in self.plan.steps if s.step is not None},
+        )
+
+    async def _score(
+        self, spec: ScorerSpec, run: Run, target_error: BaseException | None, meta: dict[str, Any]
+    ) -> tuple[str, ScoreRecord]:
+        scorer = spec.scorer
+        started = time.perf_counter()
+        record: ScoreRecord
+        if target_error is not None:
+            record = failure_record(
+                scorer_id=scorer.id, scorer_name=scorer.name, run=run, error=target_error, source="test"
+            ).model_copy(update={"failed_step": "target"})
+        else:
+            try:
+                record = await scorer.run(run)
+            except Exception as err:
+                duration_ms = (time.perf_counter() - started) * 1000
+                record = failure_record(
+                    scorer_id=scorer.id, scorer_name=scorer.name, run=run, error=err, duration_ms=duration_ms
+                )
+        return spec.key, record.model_copy(update={"metadata": {**record.metadata, **meta}})
+
+    async def finish(self, result: ItemResult) -> None:
+        records = list(result.results.values())
+        for sink in self.sinks:
+            try:
+                await sink.write(records)
+            except Exception:  # a broken sink must not stop the evaluation
+                self.sink_errors += 1
+                logger.warning(
+                    "agentevals: sink %r failed to write %d records", sink, len(records), exc_info=True
+                )
+        if self.callback is not None:
+            kwargs = {
+                "item": result.item,
+                "target_result": result.target_result,
+                "scorer_results": result.scorer_results,
+                "result": result,
+            }
+            value = self.callback(**{k: v for k, v in kwargs.items() if k in self.callback_kwargs})
+            if inspect.isawaitable(value):
+                await value
+
+
+def _accepted_kwargs(fn: Callable[..., Any]) -> set[str]:
+    names = {"item", "target_result", "scorer_results", "result"}
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return names
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return names
+    return {p.name for p in params if p.name in names}
+
+
+def _build_run(out: TargetOutput, item: EvalItem, *, run_id: str, entity: str, error: str | None) -> Run:
+    common: dict[str, Any] = {
+        "run_id": run_id,
+        "ground_truth": item.ground_truth,
+        "request_context": item.request_context,
+        "expected_trajectory": item.expected_trajectory,
+        "entity": entity,
+        "error": error,
+        "metadata": {**item.metadata, "eval_item": item.index},
+    }
+    try:
+        if out.messages is not None:
+            return Run.from_messages(out.messages, **common)
+        return Run(input=out.input, output=out.output, **common)
+    except Exception as err:  # an output we cannot represent becomes a target error, not a crash
+        out.error = out.error or err
+        common["error"] = error or f"{type(err).__name__}: {err}"
+        return Run(input=None, output=None, **common)
+
+
+def _step_run(capture: StepCapture, item: EvalItem, run: Run, *, entity: str) -> Run:
+    fields: dict[str, Any] = {
+        "ground_truth": item.ground_truth,
+        "request_context": item.request_context,
+        "trace_id": run.run_id,
+        "entity": entity,
+        "metadata": {**item.metadata, "eval_item": item.index, "step": capture.name},
+    }
+    try:
+        return Run(input=capture.input, output=capture.output, **fields)
+    except Exception:  # a node state our Run model cannot coerce is scored as its text
+        return Run(input=repr(capture.input), output=repr(capture.output), **fields)

@@ -1,0 +1,255 @@
+"""Results of ``run_evals``: per-item results, per-scorer statistics, and the overall verdict."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agentevals._evals._config import ScorerPlan, ScorerSpec, Threshold
+from agentevals._evals._data import EvalItem
+from agentevals._result import ScoreFailure, ScoreRecord
+from agentevals._run import Run
+
+Verdict = Literal["passed", "scored", "failed"]
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One item (one repeat of it): the run the target produced and every scorer's record.
+
+    ``results`` is keyed like ``EvalResult.summary.scorers``: ``scorer_id`` for whole-target scorers and
+    ``"node/scorer_id"`` for step scorers. ``error`` is the target's error (``"Type: message"``), if any.
+    """
+
+    item: EvalItem
+    repeat: int
+    run: Run
+    target_result: Any
+    results: dict[str, ScoreRecord]
+    error: str | None
+    passed: bool
+    nested: bool = False
+    steps: tuple[str, ...] = ()  # the graph nodes (steps) that ran
+    step_keys: dict[str, tuple[str, str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def index(self) -> int:
+        return self.item.index
+
+    @property
+    def input(self) -> Any:
+        return self.item.input
+
+    @property
+    def output(self) -> Any:
+        return self.run.output
+
+    @property
+    def scores(self) -> dict[str, float | None]:
+        """Each scorer's score (``None`` when it failed)."""
+        return {key: record.score for key, record in self.results.items()}
+
+    @property
+    def failures(self) -> list[ScoreFailure]:
+        return [r for r in self.results.values() if isinstance(r, ScoreFailure)]
+
+    @property
+    def scorer_results(self) -> dict[str, Any]:
+        """Records shaped like the seed: ``{id: record}``, or ``{"workflow": {...}, "steps": {...}}``."""
+        top = {k: r for k, r in self.results.items() if k not in self.step_keys}
+        if not self.nested:
+            return top
+        steps: dict[str, dict[str, ScoreRecord]] = defaultdict(dict)
+        for key, (node, scorer_id) in self.step_keys.items():
+            if key in self.results:
+                steps[node][scorer_id] = self.results[key]
+        return {"workflow": top, "steps": dict(steps)}
+
+
+@dataclass(frozen=True)
+class ScorerStats:
+    """Statistics of one scorer over all items and repeats.
+
+    ``mean``/``stdev``/``min``/``max`` are over successful scores (``None`` when there are none);
+    ``repeat_stdev`` is the mean per-item standard deviation across repeats (how repeatable scores are);
+    ``pass_rate`` is the share of item runs whose score met the threshold (a failed run does not pass);
+    ``passed`` says whether the mean met the threshold (``None`` without a threshold). A gate must average
+    exactly 1.0 and counts a failed run as 0.
+    """
+
+    key: str
+    scorer_id: str
+    scorer_name: str
+    step: str | None
+    count: int
+    errors: int
+    mean: float | None
+    stdev: float | None
+    min: float | None
+    max: float | None
+    repeat_stdev: float | None = None
+    threshold: Threshold | None = None
+    pass_rate: float | None = None
+    passed: bool | None = None
+    gate: bool = False
+
+
+@dataclass(frozen=True)
+class EvalSummary:
+    """Counts over the whole run. ``failed_items`` counts items with a target or scorer error."""
+
+    total_items: int
+    total_runs: int
+    failed_items: int
+    target_errors: int
+    scorer_errors: int
+    duration_ms: float
+    scorers: dict[str, ScorerStats]
+    sink_errors: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """What ``run_evals`` returns.
+
+    ``scores`` holds each scorer's mean (``None`` when it never produced a score), nested as
+    ``{"workflow": {...}, "steps": {node: {...}}}`` for a workflow config. ``verdict`` is ``"failed"``
+    when a gate failed or any item errored, ``"scored"`` when a threshold was missed, else ``"passed"``;
+    ``passed`` is ``verdict == "passed"``.
+    """
+
+    scores: dict[str, Any]
+    summary: EvalSummary
+    items: list[ItemResult] = field(repr=False)
+    verdict: Verdict
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "passed"
+
+    @property
+    def stats(self) -> dict[str, ScorerStats]:
+        return self.summary.scorers
+
+    @property
+    def failed_thresholds(self) -> list[ScorerStats]:
+        """Scorers (and gates) whose threshold was missed."""
+        return [s for s in self.summary.scorers.values() if s.passed is False]
+
+
+def item_passed(results: dict[str, ScoreRecord], plan: ScorerPlan, error: str | None) -> bool:
+    """An item run passes when nothing failed and every thresholded score met its threshold."""
+    if error is not None:
+        return False
+    for spec in plan.specs:
+        record = results.get(spec.key)
+        if record is None:
+            continue  # a step that did not run in this item
+        if isinstance(record, ScoreFailure):
+            return False
+        if spec.threshold is not None and not spec.threshold.check(record.score):
+            return False
+    return True
+
+
+def summarize(
+    items: list[ItemResult],
+    plan: ScorerPlan,
+    *,
+    total_items: int,
+    duration_ms: float,
+    sink_errors: int = 0,
+) -> EvalResult:
+    """Aggregate item results into per-scorer statistics, the ``scores`` mapping and the verdict."""
+    stats = {spec.key: _stats(spec, items) for spec in plan.specs}
+    failed = {i.index for i in items if i.error is not None or i.failures}
+    scorer_errors = sum(len(i.failures) for i in items if i.error is None)
+    seen_steps = {name for i in items for name in i.steps}
+    warnings = tuple(
+        f"step {spec.step!r} never ran, so {spec.scorer.id!r} scored nothing; "
+        f"steps seen: {sorted(seen_steps)}"
+        for spec in plan.steps
+        if stats[spec.key].count == 0 and stats[spec.key].errors == 0
+    )
+    summary = EvalSummary(
+        total_items=total_items,
+        total_runs=len(items),
+        failed_items=len(failed),
+        target_errors=sum(1 for i in items if i.error is not None),
+        scorer_errors=scorer_errors,
+        duration_ms=duration_ms,
+        scorers=stats,
+        sink_errors=sink_errors,
+        warnings=warnings,
+    )
+    return EvalResult(
+        scores=_scores(plan, stats),
+        summary=summary,
+        items=items,
+        verdict=_verdict(stats, bool(failed)),
+    )
+
+
+def _stats(spec: ScorerSpec, items: list[ItemResult]) -> ScorerStats:
+    records = [r for i in items if (r := i.results.get(spec.key)) is not None]
+    scores = [r.score for r in records if r.score is not None]
+    errors = len(records) - len(scores)
+    mean = statistics.fmean(scores) if scores else None
+    pass_rate = passed = None
+    if spec.threshold is not None:
+        passing = [r.score is not None and spec.threshold.check(r.score) for r in records]
+        pass_rate = sum(passing) / len(passing) if passing else None
+        if spec.gate:
+            all_scores = [r.score if r.score is not None else 0.0 for r in records]
+            passed = bool(all_scores) and statistics.fmean(all_scores) >= 1.0
+        else:
+            passed = spec.threshold.check(mean)
+    return ScorerStats(
+        key=spec.key,
+        scorer_id=spec.scorer.id,
+        scorer_name=spec.scorer.name,
+        step=spec.step,
+        count=len(scores),
+        errors=errors,
+        mean=mean,
+        stdev=statistics.stdev(scores) if len(scores) > 1 else None,
+        min=min(scores) if scores else None,
+        max=max(scores) if scores else None,
+        repeat_stdev=_repeat_stdev(spec.key, items),
+        threshold=spec.threshold,
+        pass_rate=pass_rate,
+        passed=passed,
+        gate=spec.gate,
+    )
+
+
+def _repeat_stdev(key: str, items: list[ItemResult]) -> float | None:
+    by_item: dict[int, list[float]] = defaultdict(list)
+    for item in items:
+        record = item.results.get(key)
+        if record is not None and record.score is not None:
+            by_item[item.index].append(record.score)
+    spreads = [statistics.stdev(v) for v in by_item.values() if len(v) > 1]
+    return statistics.fmean(spreads) if spreads else None
+
+
+def _scores(plan: ScorerPlan, stats: dict[str, ScorerStats]) -> dict[str, Any]:
+    top = {s.scorer.id: stats[s.key].mean for s in plan.top}
+    if not plan.nested:
+        return top
+    steps: dict[str, dict[str, float | None]] = defaultdict(dict)
+    for spec in plan.steps:
+        assert spec.step is not None
+        steps[spec.step][spec.scorer.id] = stats[spec.key].mean
+    return {"workflow": top, "steps": dict(steps)}
+
+
+def _verdict(stats: dict[str, ScorerStats], errors: bool) -> Verdict:
+    if errors or any(s.gate and s.passed is False for s in stats.values()):
+        return "failed"
+    if any(s.passed is False for s in stats.values()):
+        return "scored"
+    return "passed"
