@@ -1,5 +1,27 @@
 """LLM-judged prebuilt scorers: the judge labels, code computes the score."""
 
 from agentevals.scorers.llm._answer_relevancy import AnswerRelevancyOptions, create_answer_relevancy_scorer
+from agentevals.scorers.llm._answer_similarity import AnswerSimilarityOptions, create_answer_similarity_scorer
+from agentevals.scorers.llm._bias import BiasOptions, create_bias_scorer
+from agentevals.scorers.llm._claims import (
+    FaithfulnessOptions,
+    HallucinationOptions,
+    create_faithfulness_scorer,
+    create_hallucination_scorer,
+)
+from agentevals.scorers.llm._toxicity import ToxicityOptions, create_toxicity_scorer
 
-__all__ = ["AnswerRelevancyOptions", "create_answer_relevancy_scorer"]
+__all__ = [
+    "AnswerRelevancyOptions",
+    "AnswerSimilarityOptions",
+    "BiasOptions",
+    "FaithfulnessOptions",
+    "HallucinationOptions",
+    "ToxicityOptions",
+    "create_answer_relevancy_scorer",
+    "create_answer_similarity_scorer",
+    "create_bias_scorer",
+    "create_faithfulness_scorer",
+    "create_hallucination_scorer",
+    "create_toxicity_scorer",
+]

@@ -1,0 +1,192 @@
+"""Answer similarity: how closely the answer matches the expected answer (``ground_truth``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep, StepResults
+from agentevals.scorers.llm._common import (
+    as_text,
+    check_number,
+    check_scale,
+    expect_count,
+    make_judge,
+    merge_options,
+    numbered,
+    query_text,
+    reason_step,
+    response_text,
+    scaled,
+)
+
+INSTRUCTIONS = (
+    "You compare an answer with a reference answer unit by unit: facts, numbers, names and claims. "
+    "You recognise paraphrases as matches and you flag contradictions precisely."
+)
+NO_GROUND_TRUTH = "No ground truth was provided for comparison. Score is 0 by default."
+EXTRA_INFO_CAP = 0.2
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerSimilarityOptions:
+    """Weights of the similarity formula (the seed's defaults; contradiction penalty 1.0)."""
+
+    require_ground_truth: bool = True
+    semantic_threshold: float = 0.8
+    exact_match_bonus: float = 0.2
+    missing_penalty: float = 0.15
+    contradiction_penalty: float = 1.0
+    extra_info_penalty: float = 0.05
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        owner = "answer similarity"
+        if not isinstance(self.require_ground_truth, bool):
+            raise ValueError(f"{owner}: option require_ground_truth must be True or False")
+        check_number(owner, "semantic_threshold", self.semantic_threshold, low=0.0, high=1.0)
+        check_number(owner, "exact_match_bonus", self.exact_match_bonus, low=0.0, high=1.0)
+        for name in ("missing_penalty", "contradiction_penalty", "extra_info_penalty"):
+            check_number(owner, name, getattr(self, name), low=0.0)
+        check_scale(owner, self.scale)
+
+
+class SemanticUnits(BaseModel):
+    output_units: list[str]
+    ground_truth_units: list[str]
+
+
+class UnitMatch(BaseModel):
+    ground_truth_unit: str
+    output_unit: str | None
+    match_type: Literal["exact", "semantic", "partial", "missing"]
+    explanation: str
+
+
+class Contradiction(BaseModel):
+    output_unit: str
+    ground_truth_unit: str
+    explanation: str
+
+
+class SimilarityAnalysis(BaseModel):
+    matches: list[UnitMatch]
+    extra_in_output: list[str]
+    contradictions: list[Contradiction]
+
+
+def _ground_truth(run: Run) -> str:
+    return "" if run.ground_truth is None else as_text(run.ground_truth).strip()
+
+
+def create_answer_similarity_scorer(
+    model: str | Judge,
+    options: AnswerSimilarityOptions | Mapping[str, Any] | None = None,
+    **option_kwargs: Any,
+) -> Scorer:
+    """Similarity of the answer to ``run.ground_truth`` in [0, scale], for CI regression checks.
+
+    Each reference unit scores ``1 + exact_match_bonus`` (exact), ``semantic_threshold`` (semantic),
+    half of it (partial) or ``-missing_penalty`` (missing); the sum is divided by
+    ``units × (1 + exact_match_bonus)``, then each contradiction subtracts ``contradiction_penalty`` and
+    extra information subtracts ``extra_info_penalty`` each (at most 0.2); clamped to [0, 1], × scale.
+    A run without ground truth is an error unless ``require_ground_truth=False`` (then it scores 0).
+
+    >>> create_answer_similarity_scorer("openai/gpt-4o-mini", semantic_threshold=0.7).id
+    'answer-similarity-scorer'
+    """
+    opts = merge_options(AnswerSimilarityOptions, options, option_kwargs)
+    judge = make_judge(model, INSTRUCTIONS)
+
+    def units_prompt(run: Run) -> str:
+        truth = _ground_truth(run)
+        if not truth and opts.require_ground_truth:
+            raise ValueError(
+                "answer similarity needs run.ground_truth (the expected answer); add it to the run or "
+                "dataset item, or pass require_ground_truth=False to score such runs 0"
+            )
+        return f"""Break each text into its semantic units: the separate facts, claims, numbers and
+names it states, one short standalone sentence each. Empty text gives an empty list.
+
+Answer (output):
+{response_text(run) or "(empty)"}
+
+Reference answer (ground truth):
+{truth or "(none)"}
+
+Return {{"output_units": [...], "ground_truth_units": [...]}}."""
+
+    def analysis_prompt(run: Run, results: StepResults) -> str:
+        units: SemanticUnits = results.preprocess_step_result
+        return f"""For each reference unit, find how the answer covers it:
+- "exact": the answer states the same thing in (nearly) the same words;
+- "semantic": the answer states the same meaning in other words;
+- "partial": the answer states part of it;
+- "missing": the answer does not state it (output_unit null).
+Also list answer units absent from the reference (extra_in_output) and every answer unit that
+contradicts a reference unit (contradictions).
+
+Reference units:
+{numbered(units.ground_truth_units)}
+
+Answer units:
+{numbered(units.output_units)}
+
+Return {{"matches": [{{"ground_truth_unit", "output_unit", "match_type", "explanation"}}], \
+"extra_in_output": [...], "contradictions": [{{"output_unit", "ground_truth_unit", "explanation"}}]}} with
+exactly one match per reference unit, in order ({len(units.ground_truth_units)} matches)."""
+
+    def score(run: Run, results: StepResults) -> float:
+        if not _ground_truth(run):
+            return 0.0
+        units: SemanticUnits = results.preprocess_step_result
+        analysis: SimilarityAnalysis = results.analyze_step_result
+        expect_count(
+            len(analysis.matches), len(units.ground_truth_units), what="matches", per="reference units"
+        )
+        if not analysis.matches:
+            return 0.0
+        credit = {
+            "exact": 1.0 + opts.exact_match_bonus,
+            "semantic": opts.semantic_threshold,
+            "partial": opts.semantic_threshold * 0.5,
+            "missing": -opts.missing_penalty,
+        }
+        value = sum(credit[m.match_type] for m in analysis.matches)
+        value /= len(analysis.matches) * (1.0 + opts.exact_match_bonus)
+        value -= len(analysis.contradictions) * opts.contradiction_penalty
+        value -= min(len(analysis.extra_in_output) * opts.extra_info_penalty, EXTRA_INFO_CAP)
+        return scaled(min(max(value, 0.0), 1.0), opts.scale)
+
+    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+        analysis: SimilarityAnalysis = results.analyze_step_result
+        return f"""Explain in two or three sentences why the answer scored {score} (out of {opts.scale}) for
+similarity to the reference, and what would make it match better.
+
+Question: {query_text(run)}
+Answer: {response_text(run)}
+Reference: {_ground_truth(run)}
+Analysis: {analysis.model_dump_json()}"""
+
+    def fixed(run: Run, results: StepResults, score: float) -> str | None:
+        return None if _ground_truth(run) else NO_GROUND_TRUTH
+
+    return (
+        create_scorer(
+            id="answer-similarity-scorer",
+            name="Answer Similarity",
+            description="Similarity of the answer to the expected answer",
+            judge=judge,
+            type="agent",
+        )
+        .preprocess(PromptStep("Extract semantic units of answer and reference", units_prompt, SemanticUnits))
+        .analyze(PromptStep("Match reference units against the answer", analysis_prompt, SimilarityAnalysis))
+        .generate_score(score)
+        .generate_reason(reason_step(judge, reason_prompt, fixed))
+    )
