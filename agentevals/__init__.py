@@ -7,17 +7,20 @@
 """
 
 from agentevals._convert import messages_from_langchain, messages_from_openai
+from agentevals._engine import EngineStats, ScorerEntry, ScoringEngine
 from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, ScorerError
 from agentevals._judge._judge import Judge
 from agentevals._messages import AgentInput, Message, ToolInvocation
 from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
 from agentevals._run import Run
+from agentevals._sampling import Sampling
 from agentevals._scorer import Scorer, StepInfo, create_scorer
 from agentevals._steps import PromptStep, StepResults
 
 __all__ = [
     "AgentEvalsError",
     "AgentInput",
+    "EngineStats",
     "Judge",
     "JudgeCall",
     "JudgeError",
@@ -25,11 +28,14 @@ __all__ = [
     "Message",
     "PromptStep",
     "Run",
+    "Sampling",
     "ScoreFailure",
     "ScoreRecord",
     "ScoreResult",
     "Scorer",
+    "ScorerEntry",
     "ScorerError",
+    "ScoringEngine",
     "StepInfo",
     "StepResults",
     "ToolInvocation",
