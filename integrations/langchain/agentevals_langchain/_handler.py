@@ -1,0 +1,368 @@
+"""``ScorerCallbackHandler``: score any LangChain runnable, chain, agent or LangGraph graph live."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from agentevals import Scorer
+from agentevals._decorator import build_engine, submit_safely
+from agentevals_langchain._recorder import Trace, build_run
+
+log = logging.getLogger("agentevals.langchain")
+
+
+class ScorerCallbackHandler(BaseCallbackHandler):
+    """Capture each root run (chain, agent, graph) as one ``Run`` and hand it to a scoring engine.
+
+    Attach it with ``config={"callbacks": [handler]}`` or ``runnable.with_config(callbacks=[handler])``.
+    It follows runs by ``run_id``/``parent_run_id`` and records the root's input messages (system,
+    history, user), every chat-model call (reasoning, token usage), every tool call (arguments, result,
+    error, duration) and retrieved documents (``Run.context``). When the root run ends it builds one
+    ``Run`` (``run_id`` = ``trace_id`` = the root's run id) and submits it; scoring happens in the
+    background. One handler may serve any number of concurrent invocations, sync or async, streaming or
+    not. Put ``ground_truth`` in the run's ``metadata`` to score against an expected answer.
+    A chain that raises gives a ``Run`` with ``error`` set, scored only with ``score_errors=True``.
+
+    >>> from agentevals.scorers import includes
+    >>> handler = ScorerCallbackHandler(scorers=[includes], sinks=[])           # doctest: +SKIP
+    >>> chain.invoke("Capital of France?", config={"callbacks": [handler],      # doctest: +SKIP
+    ...              "metadata": {"ground_truth": "Paris"}})
+    >>> handler.flush()                                                        # doctest: +SKIP
+    """
+
+    # Capture only copies references under a lock (microseconds): running inline avoids a thread hop
+    # per event under ``ainvoke``.
+    run_inline = True
+    raise_error = False
+
+    def __init__(
+        self,
+        *,
+        scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,
+        sinks: Sequence[Any] | None = None,
+        engine: Any = None,
+        sampling: float | Mapping[str, Any] | None = None,
+        entity: str | None = None,
+        score_errors: bool = False,
+        max_open_runs: int = 10_000,
+    ) -> None:
+        if max_open_runs < 1:
+            raise ValueError(f"max_open_runs must be >= 1, got {max_open_runs!r}")
+        self.engine = build_engine(
+            engine=engine, scorers=scorers, sinks=sinks, sampling=sampling, owner="ScorerCallbackHandler"
+        )
+        self.entity = entity
+        self.score_errors = score_errors
+        self.max_open_runs = max_open_runs
+        self._lock = threading.Lock()
+        self._traces: dict[UUID, Trace] = {}
+        self._owner: dict[UUID, UUID] = {}  # run id -> root run id, for every open run
+        self.dropped_open_runs = 0
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    @property
+    def open_runs(self) -> int:
+        """Root runs started and not yet ended (their captured data is still in memory)."""
+        with self._lock:
+            return len(self._traces)
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until every submitted run is scored and written to the sinks."""
+        return bool(self.engine.flush(timeout))
+
+    async def aflush(self, timeout: float = 30.0) -> bool:
+        """:meth:`flush` for async code."""
+        return bool(await self.engine.aflush(timeout))
+
+    def shutdown(self, timeout: float = 30.0) -> Any:
+        """Flush and stop the engine."""
+        return self.engine.shutdown(timeout)
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+
+    def _open(
+        self,
+        kind: str,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        name: str | None,
+        inputs: Any,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+    ) -> Trace:
+        """Register a run: a child of an open trace, or the root of a new one. Caller holds the lock."""
+        root = self._owner.get(parent_run_id) if parent_run_id is not None else None
+        if root is not None:
+            self._owner[run_id] = root
+            trace = self._traces[root]
+            trace.run_ids.append(run_id)
+            return trace
+        if len(self._traces) >= self.max_open_runs:
+            self._evict_oldest()
+        trace = Trace(
+            root_id=run_id,
+            kind=kind,
+            name=name,
+            inputs=inputs,
+            tags=list(tags or []),
+            metadata=dict(metadata or {}),
+            started_at=datetime.now(UTC),
+            t0=time.perf_counter(),
+            run_ids=[run_id],
+        )
+        self._traces[run_id] = trace
+        self._owner[run_id] = run_id
+        return trace
+
+    def _evict_oldest(self) -> None:
+        oldest = next(iter(self._traces))
+        for rid in self._traces.pop(oldest).run_ids:
+            self._owner.pop(rid, None)
+        self.dropped_open_runs += 1
+        log.warning(
+            "agentevals: %d root runs are open at once (max_open_runs); dropped the oldest (%s) "
+            "without scoring it. Runs that never end (an abandoned stream) cause this.",
+            self.max_open_runs,
+            oldest,
+        )
+
+    def _trace_of(self, run_id: UUID) -> Trace | None:
+        root = self._owner.get(run_id)
+        return None if root is None else self._traces.get(root)
+
+    def _close(self, run_id: UUID, outputs: Any, error: BaseException | None) -> None:
+        """End a run; when it is a root, release its memory and submit its ``Run``."""
+        with self._lock:
+            if self._owner.get(run_id) != run_id:
+                return  # not a root (or already closed)
+            trace = self._traces.pop(run_id)
+            for rid in trace.run_ids:
+                self._owner.pop(rid, None)
+        if error is not None and not self.score_errors:
+            return
+        run = build_run(trace, outputs, error=error, entity=self.entity)
+        submit_safely(self.engine, run)
+
+    def _guard(self, event: str, fn: Any, *args: Any) -> None:
+        """Run a capture step; a capture bug is logged, never raised into the chain."""
+        try:
+            fn(*args)
+        except Exception:
+            log.exception("agentevals: capture failed in %s; this run may be scored incompletely", event)
+
+    # -- chains -------------------------------------------------------------------------------------
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        name = kwargs.get("name") or (serialized or {}).get("name")
+        self._guard(
+            "on_chain_start", self._start, "chain", run_id, parent_run_id, name, inputs, tags, metadata
+        )
+
+    def _start(self, *args: Any) -> None:
+        with self._lock:
+            self._open(*args)
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._guard("on_chain_end", self._close, run_id, outputs, None)
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._guard("on_chain_error", self._close, run_id, None, error)
+
+    # -- models ---------------------------------------------------------------------------------------
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any] | None,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        prompt = messages[0] if messages else None
+        self._guard(
+            "on_chat_model_start",
+            self._model_start,
+            "chat_model",
+            serialized,
+            prompt,
+            run_id,
+            parent_run_id,
+            tags,
+            metadata,
+            kwargs,
+        )
+
+    def on_llm_start(
+        self,
+        serialized: dict[str, Any] | None,
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        prompt = [("user", prompts[0])] if prompts else None
+        self._guard(
+            "on_llm_start",
+            self._model_start,
+            "llm",
+            serialized,
+            prompt,
+            run_id,
+            parent_run_id,
+            tags,
+            metadata,
+            kwargs,
+        )
+
+    def _model_start(
+        self,
+        kind: str,
+        serialized: dict[str, Any] | None,
+        prompt: list[Any] | None,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+        kwargs: dict[str, Any],
+    ) -> None:
+        meta = metadata or {}
+        params = kwargs.get("invocation_params") or {}
+        model = meta.get("ls_model_name") or params.get("model") or params.get("model_name")
+        name = kwargs.get("name") or (serialized or {}).get("name") or ""
+        with self._lock:
+            trace = self._open(kind, run_id, parent_run_id, name, prompt, tags, metadata)
+            trace.model_started(run_id, str(model or name), prompt)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._guard("on_llm_end", self._model_end, run_id, response)
+
+    def _model_end(self, run_id: UUID, response: Any) -> None:
+        with self._lock:
+            trace = self._trace_of(run_id)
+            if trace is not None:
+                trace.model_ended(run_id, response)
+        self._close(run_id, response, None)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._guard("on_llm_error", self._model_error, run_id, error)
+
+    def _model_error(self, run_id: UUID, error: BaseException) -> None:
+        with self._lock:
+            trace = self._trace_of(run_id)
+            if trace is not None:
+                trace.model_failed(run_id, error)
+        self._close(run_id, None, error)
+
+    # -- tools ----------------------------------------------------------------------------------------
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._guard(
+            "on_tool_start",
+            self._tool_start,
+            serialized,
+            input_str,
+            inputs,
+            run_id,
+            parent_run_id,
+            tags,
+            metadata,
+            kwargs,
+        )
+
+    def _tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        inputs: Any,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+        kwargs: dict[str, Any],
+    ) -> None:
+        name = str((serialized or {}).get("name") or kwargs.get("name") or "tool")
+        args = dict(inputs) if isinstance(inputs, Mapping) else {"input": input_str}
+        call_id = kwargs.get("tool_call_id")
+        with self._lock:
+            trace = self._open("tool", run_id, parent_run_id, name, args, tags, metadata)
+            trace.tool_started(run_id, name, args, str(call_id) if call_id else None)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._guard("on_tool_end", self._tool_end, run_id, output, None)
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._guard("on_tool_error", self._tool_end, run_id, None, error)
+
+    def _tool_end(self, run_id: UUID, output: Any, error: BaseException | None) -> None:
+        with self._lock:
+            trace = self._trace_of(run_id)
+            if trace is not None:
+                trace.tool_ended(run_id, output, error)
+        self._close(run_id, output, error)
+
+    # -- retrievers ---------------------------------------------------------------------------------
+
+    def on_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
+        self._guard(
+            "on_retriever_start", self._start, "retriever", run_id, parent_run_id, name, query, tags, metadata
+        )
+
+    def on_retriever_end(self, documents: Sequence[Any], *, run_id: UUID, **kwargs: Any) -> None:
+        self._guard("on_retriever_end", self._retriever_end, run_id, documents)
+
+    def _retriever_end(self, run_id: UUID, documents: Sequence[Any]) -> None:
+        with self._lock:
+            trace = self._trace_of(run_id)
+            if trace is not None:
+                trace.documents_retrieved(documents)
+        self._close(run_id, list(documents), None)
+
+    def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._guard("on_retriever_error", self._close, run_id, None, error)

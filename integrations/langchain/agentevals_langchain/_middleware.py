@@ -1,0 +1,252 @@
+"""``ScoringMiddleware``: scorers straight in the ``create_agent`` constructor (LangChain 1.x)."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Any, NotRequired
+
+from langchain.agents.middleware import AgentMiddleware, AgentState
+from langchain.agents.middleware.types import PrivateStateAttr
+
+from agentevals import Scorer
+from agentevals._decorator import build_engine, submit_safely
+from agentevals_langchain._recorder import Trace, build_run
+
+log = logging.getLogger("agentevals.langchain")
+
+_STATE_KEY = "agentevals_run"
+_instances = itertools.count(1)
+
+
+def _merge(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    return {**(left or {}), **(right or {})}
+
+
+class ScoringState(AgentState[Any]):
+    """The agent state plus one private field: each scoring middleware's capture id for this run."""
+
+    agentevals_run: NotRequired[Annotated[dict[str, Any], PrivateStateAttr, _merge]]
+
+
+class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
+    """Score a ``create_agent`` agent's runs: ``create_agent(..., middleware=[ScoringMiddleware(...)])``.
+
+    After each run it copies the final messages (plus the system prompt, tool timings and errors and
+    token usage it saw while wrapping model and tool calls), builds one ``Run`` and submits it to the
+    engine; scoring runs in the background. Both sync and async hooks are implemented, so ``invoke``,
+    ``ainvoke`` and streaming all work; no hook ever raises into the agent. A run whose tool raises
+    fails the agent before ``after_agent``: use :class:`ScorerCallbackHandler` to score failed runs.
+
+    >>> from agentevals.scorers import includes
+    >>> agent = create_agent(model, tools=[...], middleware=[               # doctest: +SKIP
+    ...     ScoringMiddleware(scorers={"mentions_paris": includes}, sinks=[SQLiteSink()])])
+    """
+
+    state_schema = ScoringState
+
+    def __init__(
+        self,
+        *,
+        scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,
+        sinks: Sequence[Any] | None = None,
+        engine: Any = None,
+        sampling: float | Mapping[str, Any] | None = None,
+        entity: str | None = None,
+        name: str | None = None,
+        max_open_runs: int = 10_000,
+    ) -> None:
+        super().__init__()
+        self.engine = build_engine(
+            engine=engine, scorers=scorers, sinks=sinks, sampling=sampling, owner="ScoringMiddleware"
+        )
+        self.entity = entity
+        number = next(_instances)
+        # create_agent requires distinct middleware names; several scoring middlewares may coexist.
+        self._name = name or ("ScoringMiddleware" if number == 1 else f"ScoringMiddleware_{number}")
+        self.max_open_runs = max_open_runs
+        self._lock = threading.Lock()
+        self._open: OrderedDict[str, Trace] = OrderedDict()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until every submitted run is scored and written to the sinks."""
+        return bool(self.engine.flush(timeout))
+
+    async def aflush(self, timeout: float = 30.0) -> bool:
+        """:meth:`flush` for async code."""
+        return bool(await self.engine.aflush(timeout))
+
+    def shutdown(self, timeout: float = 30.0) -> Any:
+        """Flush and stop the engine."""
+        return self.engine.shutdown(timeout)
+
+    # -- node hooks ---------------------------------------------------------------------------------
+
+    def before_agent(self, state: ScoringState, runtime: Any) -> dict[str, Any] | None:
+        try:
+            return self._begin(state)
+        except Exception:
+            log.exception("agentevals: ScoringMiddleware.before_agent failed; this run is not scored")
+            return None
+
+    async def abefore_agent(self, state: ScoringState, runtime: Any) -> dict[str, Any] | None:
+        return self.before_agent(state, runtime)
+
+    def after_agent(self, state: ScoringState, runtime: Any) -> dict[str, Any] | None:
+        try:
+            self._finish(state)
+        except Exception:
+            log.exception("agentevals: ScoringMiddleware.after_agent failed; this run is not scored")
+        return None
+
+    async def aafter_agent(self, state: ScoringState, runtime: Any) -> dict[str, Any] | None:
+        return self.after_agent(state, runtime)
+
+    # -- call wrappers (for the system prompt, token usage and tool timings) -----------------------
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        started = time.perf_counter()
+        response = handler(request)
+        self._safely(self._model_done, request, response, started)
+        return response
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        started = time.perf_counter()
+        response = await handler(request)
+        self._safely(self._model_done, request, response, started)
+        return response
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        key = self._safely(self._tool_started, request)
+        try:
+            result = handler(request)
+        except BaseException as err:
+            self._safely(self._tool_done, key, None, err)
+            raise
+        self._safely(self._tool_done, key, result, None)
+        return result
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        key = self._safely(self._tool_started, request)
+        try:
+            result = await handler(request)
+        except BaseException as err:
+            self._safely(self._tool_done, key, None, err)
+            raise
+        self._safely(self._tool_done, key, result, None)
+        return result
+
+    # -- capture --------------------------------------------------------------------------------------
+
+    def _safely(self, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except Exception:
+            log.exception("agentevals: ScoringMiddleware capture failed; the run may be scored incompletely")
+            return None
+
+    def _begin(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        run_id = uuid.uuid4()
+        trace = Trace(
+            root_id=run_id,
+            kind="agent",
+            name=self.entity,
+            inputs=None,
+            tags=[],
+            metadata=_user_metadata(),
+            started_at=datetime.now(UTC),
+            t0=time.perf_counter(),
+        )
+        with self._lock:
+            if len(self._open) >= self.max_open_runs:
+                self._open.popitem(last=False)  # runs that failed before after_agent
+            self._open[str(run_id)] = trace
+        return {_STATE_KEY: {self.name: str(run_id)}}
+
+    def _trace_for(self, state: Any) -> Trace | None:
+        info = state.get(_STATE_KEY) if isinstance(state, Mapping) else None
+        if not isinstance(info, Mapping):
+            return None
+        return self._open.get(str(info.get(self.name)))
+
+    def _model_done(self, request: Any, response: Any, started: float) -> None:
+        system = getattr(request, "system_message", None)
+        model = getattr(request, "model", None)
+        model_name = (
+            getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
+        )
+        with self._lock:
+            trace = self._trace_for(getattr(request, "state", None))
+            if trace is None:
+                return
+            if trace.first_prompt is None and system is not None:
+                trace.first_prompt = [system]
+            trace.model_ms += (time.perf_counter() - started) * 1000
+            trace.models.append(str(model_name))
+            for message in getattr(response, "result", None) or [response]:
+                usage = getattr(message, "usage_metadata", None)
+                if isinstance(usage, Mapping):
+                    for k, v in usage.items():
+                        if isinstance(v, int):
+                            trace.usage[k] = trace.usage.get(k, 0) + v
+
+    def _tool_started(self, request: Any) -> tuple[str, uuid.UUID] | None:
+        call = getattr(request, "tool_call", None) or {}
+        with self._lock:
+            trace = self._trace_for(getattr(request, "state", None))
+            if trace is None:
+                return None
+            key = uuid.uuid4()
+            trace.tool_started(
+                key, str(call.get("name", "tool")), dict(call.get("args") or {}), call.get("id")
+            )
+            return str(trace.root_id), key
+
+    def _tool_done(self, key: tuple[str, uuid.UUID] | None, result: Any, error: BaseException | None) -> None:
+        if key is None:
+            return
+        with self._lock:
+            trace = self._open.get(key[0])
+            if trace is not None:
+                trace.tool_ended(key[1], result, error)
+
+    def _finish(self, state: Mapping[str, Any]) -> None:
+        info = state.get(_STATE_KEY)
+        with self._lock:
+            trace = self._open.pop(str(info.get(self.name)), None) if isinstance(info, Mapping) else None
+        if trace is None:
+            log.warning("agentevals: ScoringMiddleware saw no before_agent for this run; it is not scored")
+            return
+        messages = list(state.get("messages") or [])
+        run = build_run(trace, {"messages": messages}, error=None, entity=self.entity or _agent_name())
+        submit_safely(self.engine, run)
+
+
+def _config() -> Mapping[str, Any]:
+    try:
+        from langgraph.config import get_config
+
+        return get_config()
+    except Exception:  # outside a graph run (e.g. a hook called directly in a test)
+        return {}
+
+
+def _user_metadata() -> dict[str, Any]:
+    metadata = _config().get("metadata") or {}
+    return dict(metadata) if isinstance(metadata, Mapping) else {}
+
+
+def _agent_name() -> str | None:
+    metadata = _config().get("metadata") or {}
+    name = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
+    return str(name) if name else None

@@ -1,0 +1,337 @@
+"""Run-tree assembly: what one LangChain root run saw and did, turned into one ``agentevals.Run``.
+
+Pure bookkeeping, no callback API: the handler feeds events in (under its lock) and calls
+:func:`build_run` once the root run ends.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from agentevals import Message, Run, messages_from_langchain
+
+# Metadata keys LangChain/LangGraph add themselves: not the user's, so not copied into Run.metadata.
+_INTERNAL_PREFIXES = ("langgraph_", "ls_", "lc_", "checkpoint_", "__")
+_TEXT_KEYS = ("input", "question", "query", "prompt", "text", "user_input")
+_OUTPUT_KEYS = ("output", "answer", "text", "result", "content", "response")
+GROUND_TRUTH_KEY = "ground_truth"
+
+
+@dataclass
+class ToolRecord:
+    """One tool run: what it was called with, what it returned or raised, and how long it took."""
+
+    name: str
+    args: dict[str, Any]
+    tool_call_id: str | None
+    started: float
+    duration_ms: float | None = None
+    result: Any = None
+    error: str | None = None
+
+
+@dataclass
+class Trace:
+    """Everything captured for one root run, keyed by the root's run id."""
+
+    root_id: UUID
+    kind: str
+    name: str | None
+    inputs: Any
+    tags: list[str]
+    metadata: dict[str, Any]
+    started_at: datetime
+    t0: float
+    run_ids: list[UUID] = field(default_factory=list)
+    first_prompt: list[Any] | None = None
+    model_starts: dict[UUID, tuple[float, str]] = field(default_factory=dict)
+    ai_messages: list[Any] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    model_ms: float = 0.0
+    model_errors: list[str] = field(default_factory=list)
+    tools: dict[UUID, ToolRecord] = field(default_factory=dict)
+    context: list[str] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+
+    # -- events (called under the handler's lock) ------------------------------------------------
+
+    def model_started(self, run_id: UUID, model: str, prompt: list[Any] | None) -> None:
+        self.model_starts[run_id] = (time.perf_counter(), model)
+        if self.first_prompt is None and prompt is not None:
+            self.first_prompt = list(prompt)
+
+    def model_ended(self, run_id: UUID, response: Any) -> None:
+        started, model = self.model_starts.pop(run_id, (None, ""))
+        if started is not None:
+            self.model_ms += (time.perf_counter() - started) * 1000
+        self.models.append(model)
+        message = _message_of(response)
+        if message is not None:
+            self.ai_messages.append(message)
+        _add_usage(self.usage, _usage_of(response, message))
+
+    def model_failed(self, run_id: UUID, error: BaseException) -> None:
+        self.model_starts.pop(run_id, None)
+        self.model_errors.append(describe(error))
+
+    def tool_started(self, run_id: UUID, name: str, args: dict[str, Any], tool_call_id: str | None) -> None:
+        self.tools[run_id] = ToolRecord(name, args, tool_call_id, time.perf_counter())
+
+    def tool_ended(self, run_id: UUID, output: Any, error: BaseException | None = None) -> None:
+        record = self.tools.get(run_id)
+        if record is None:
+            return
+        record.duration_ms = (time.perf_counter() - record.started) * 1000
+        if error is not None:
+            record.error = describe(error)
+            return
+        content = getattr(output, "content", output)  # a ToolMessage when called through a tool call
+        record.result = _parse_json(content) if isinstance(content, str) else content
+        if getattr(output, "status", None) == "error":
+            record.error = content if isinstance(content, str) else str(content)
+        if record.tool_call_id is None:
+            record.tool_call_id = getattr(output, "tool_call_id", None)
+
+    def documents_retrieved(self, documents: Sequence[Any]) -> None:
+        for doc in documents:
+            text = getattr(doc, "page_content", doc)
+            self.context.append(text if isinstance(text, str) else str(text))
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def build_run(
+    trace: Trace,
+    outputs: Any,
+    *,
+    error: BaseException | None,
+    entity: str | None,
+) -> Run:
+    """The one ``Run`` for a finished root run."""
+    user_metadata = {
+        k: v
+        for k, v in trace.metadata.items()
+        if not k.startswith(_INTERNAL_PREFIXES) and k != GROUND_TRUTH_KEY
+    }
+    metadata: dict[str, Any] = {
+        **user_metadata,
+        "tags": list(trace.tags),
+        "usage": dict(trace.usage),
+        "model_calls": len(trace.models),
+        "models": sorted(set(filter(None, trace.models))),
+        "tool_calls": len(trace.tools),
+        "timings": {
+            "model_ms": round(trace.model_ms, 3),
+            "tool_ms": round(sum(t.duration_ms or 0.0 for t in trace.tools.values()), 3),
+        },
+    }
+    if trace.model_errors:
+        metadata["model_errors"] = list(trace.model_errors)
+    fields: dict[str, Any] = {
+        "run_id": str(trace.root_id),
+        "trace_id": str(trace.root_id),
+        "entity": entity or trace.name,
+        "context": list(trace.context),
+        "error": None if error is None else describe(error),
+        "started_at": trace.started_at,
+        "duration_ms": (time.perf_counter() - trace.t0) * 1000,
+        "metadata": metadata,
+        "ground_truth": trace.metadata.get(GROUND_TRUTH_KEY),
+    }
+    if isinstance(trace.inputs, Mapping) and not _messages_in(trace.inputs):
+        fields["request_context"] = {"inputs": _jsonable(trace.inputs)}
+    conversation = _conversation(trace, outputs)
+    if conversation is None:  # nothing message-like on either side (e.g. a bare retriever run)
+        return Run(input=_jsonable(trace.inputs), output=_jsonable(outputs), **fields)
+    return Run.from_messages(conversation, **fields)
+
+
+def _conversation(trace: Trace, outputs: Any) -> list[Message] | None:
+    system = [m for m in _to_messages(trace.first_prompt or []) if m.role == "system"]
+    final = _messages_in(outputs)
+    if final is not None:  # a LangGraph / create_agent root: the final state holds the conversation
+        messages = _to_messages(final)
+        if not any(m.role == "system" for m in messages):
+            messages = [*system, *messages]
+        _fill_tool_results(messages, trace)
+        return messages
+    inputs = _input_messages(trace)
+    if inputs is None:
+        return None
+    if not any(m.role == "system" for m in inputs):
+        inputs = [*system, *inputs]
+    replies = _to_messages(trace.ai_messages)
+    _fill_tool_results(replies, trace)
+    final_text = _output_text(outputs)
+    last = next((m for m in reversed(replies) if m.role == "assistant"), None)
+    if final_text is not None and (last is None or last.content != final_text):
+        replies.append(Message(role="assistant", content=final_text))
+    return [*inputs, *replies]
+
+
+def _input_messages(trace: Trace) -> list[Message] | None:
+    inputs = trace.inputs
+    if trace.kind in ("llm", "chat_model") and trace.first_prompt is not None:
+        return _to_messages(trace.first_prompt)
+    found = _messages_in(inputs)
+    if found is not None:
+        return _to_messages(found)
+    if hasattr(inputs, "to_messages"):  # a PromptValue
+        return _to_messages(inputs.to_messages())
+    text = _input_text(inputs)
+    return None if text is None else [Message(role="user", content=text)]
+
+
+def _input_text(inputs: Any) -> str | None:
+    if isinstance(inputs, str):
+        return inputs
+    if isinstance(inputs, Mapping):
+        for key in _TEXT_KEYS:
+            if isinstance(inputs.get(key), str):
+                return str(inputs[key])
+        texts = [v for v in inputs.values() if isinstance(v, str)]
+        if len(texts) == 1:
+            return texts[0]
+        return json.dumps(_jsonable(inputs), ensure_ascii=False) if inputs else None
+    return None
+
+
+def _output_text(outputs: Any) -> str | None:
+    if isinstance(outputs, str):
+        return outputs
+    content = getattr(outputs, "content", None)
+    if isinstance(content, str) and hasattr(outputs, "type"):
+        return content
+    if isinstance(outputs, Mapping):
+        for key in _OUTPUT_KEYS:
+            value = outputs.get(key)
+            if isinstance(value, str):
+                return value
+            content = getattr(value, "content", None)
+            if isinstance(content, str):
+                return content
+    return None
+
+
+def _messages_in(value: Any) -> list[Any] | None:
+    """The message list in ``value`` (a state dict's ``messages``, or a list of messages), if any."""
+    if isinstance(value, Mapping):
+        value = value.get("messages")
+    if isinstance(value, list) and value and all(_is_message_like(m) for m in value):
+        return value
+    return None
+
+
+def _is_message_like(value: Any) -> bool:
+    if isinstance(value, Message):
+        return True
+    if isinstance(value, Mapping):
+        return "role" in value or ("type" in value and "content" in value)
+    if isinstance(value, tuple):
+        return len(value) == 2 and isinstance(value[0], str)
+    return hasattr(value, "content") and hasattr(value, "type")
+
+
+def _to_messages(messages: Sequence[Any]) -> list[Message]:
+    items = list(messages)
+    if all(isinstance(m, Message) for m in items):
+        return [m.model_copy(deep=True) for m in items]
+    return messages_from_langchain(items)
+
+
+def _fill_tool_results(messages: list[Message], trace: Trace) -> None:
+    """Add what only the callbacks know (duration, raised errors, results) to the tool invocations."""
+    by_call_id = {t.tool_call_id: t for t in trace.tools.values() if t.tool_call_id}
+    matched: set[str] = set()
+    for message in messages:
+        for inv in message.tool_invocations:
+            record = by_call_id.get(inv.tool_call_id)
+            if record is None:
+                continue
+            matched.add(inv.tool_call_id)
+            inv.duration_ms = record.duration_ms
+            if record.error is not None:
+                inv.state, inv.error = "error", record.error
+            elif inv.state == "call" and record.duration_ms is not None:
+                inv.state, inv.result = "result", record.result
+    unmatched = [t for t in trace.tools.values() if t.tool_call_id not in matched]
+    if not unmatched:
+        return
+    from agentevals import ToolInvocation
+
+    target = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    if target is None:
+        target = Message(role="assistant")
+        messages.append(target)
+    for t in unmatched:  # tools run directly by a chain, not through a model's tool call
+        target.tool_invocations.append(
+            ToolInvocation(
+                tool_call_id=t.tool_call_id or "",
+                tool_name=t.name,
+                args=t.args,
+                result=t.result,
+                state="error" if t.error else ("result" if t.duration_ms is not None else "call"),
+                error=t.error,
+                duration_ms=t.duration_ms,
+            )
+        )
+
+
+def _message_of(response: Any) -> Any:
+    generations = getattr(response, "generations", None)
+    if not generations or not generations[0]:
+        return None
+    generation = generations[0][0]
+    message = getattr(generation, "message", None)
+    if message is not None:
+        return message
+    from langchain_core.messages import AIMessage
+
+    return AIMessage(content=getattr(generation, "text", ""))
+
+
+def _usage_of(response: Any, message: Any) -> dict[str, int]:
+    usage = getattr(message, "usage_metadata", None)
+    if isinstance(usage, Mapping):
+        return {k: int(v) for k, v in usage.items() if isinstance(v, int)}
+    llm_output = getattr(response, "llm_output", None) or {}
+    raw = llm_output.get("token_usage") or llm_output.get("usage") or {}
+    if not isinstance(raw, Mapping):
+        return {}
+    mapping = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens"}
+    return {mapping.get(str(k), str(k)): int(v) for k, v in raw.items() if isinstance(v, int)}
+
+
+def _add_usage(total: dict[str, int], usage: Mapping[str, int]) -> None:
+    for key, value in usage.items():
+        total[key] = total.get(key, 0) + value
+
+
+def _parse_json(text: str) -> Any:
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return json.loads(stripped)
+        except json.JSONDecodeError:
+            pass
+    return text
+
+
+def _jsonable(value: Any) -> Any:
+    """A JSON-friendly copy (documents and messages become text) so sinks can store it."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    text = getattr(value, "page_content", None) or getattr(value, "content", None)
+    return text if isinstance(text, str) else str(value)

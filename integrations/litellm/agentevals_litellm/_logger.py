@@ -1,0 +1,202 @@
+"""``ScoringLogger``: a LiteLLM ``CustomLogger`` that scores ``completion`` / ``acompletion`` calls live."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from litellm.integrations.custom_logger import CustomLogger
+
+from agentevals import Run, Scorer
+from agentevals._decorator import build_engine, submit_safely
+
+log = logging.getLogger("agentevals.litellm")
+
+SKIP_KEY = "agentevals_skip"
+"""Set ``metadata={"agentevals_skip": True}`` on a LiteLLM call to keep it out of scoring."""
+
+_JUDGE_KEYS = (SKIP_KEY, "agentevals_judge")
+_CALL_TYPES = {"completion", "acompletion"}
+
+
+class ScoringLogger(CustomLogger):
+    """Score raw LiteLLM chat calls: ``litellm.callbacks = [ScoringLogger(scorers=..., sinks=...)]``.
+
+    Each successful ``completion``/``acompletion`` becomes one ``Run``: the request messages are the
+    input (system, history, user), the reply (with its tool calls) the output; token usage, cost and
+    model go to ``Run.metadata``. ``metadata={"ground_truth": ...}`` on the call sets the expected
+    answer, ``metadata={"agentevals_entity": ...}`` the entity (default: the model).
+
+    Calls made while a scorer runs (the LLM judges' own calls) are never scored, so there is no
+    feedback loop; neither is a call with ``metadata={"agentevals_skip": True}``. Failed calls are
+    scored only with ``score_errors=True``. LiteLLM callbacks are process-global: register one logger
+    once (per-call ``callbacks=[...]`` leak into later calls in LiteLLM).
+
+    >>> from agentevals.scorers import includes
+    >>> import litellm                                                     # doctest: +SKIP
+    >>> litellm.callbacks = [ScoringLogger(scorers=[includes], sinks=[])]  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        *,
+        scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,
+        sinks: Sequence[Any] | None = None,
+        engine: Any = None,
+        sampling: float | Mapping[str, Any] | None = None,
+        entity: str | None = None,
+        score_errors: bool = False,
+    ) -> None:
+        super().__init__()
+        self.engine = build_engine(
+            engine=engine, scorers=scorers, sinks=sinks, sampling=sampling, owner="ScoringLogger"
+        )
+        self.entity = entity
+        self.score_errors = score_errors
+        self.skipped = 0
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until every submitted run is scored and written to the sinks."""
+        return bool(self.engine.flush(timeout))
+
+    async def aflush(self, timeout: float = 30.0) -> bool:
+        """:meth:`flush` for async code."""
+        return bool(await self.engine.aflush(timeout))
+
+    def shutdown(self, timeout: float = 30.0) -> Any:
+        """Flush and stop the engine."""
+        return self.engine.shutdown(timeout)
+
+    # -- LiteLLM hooks: sync calls log on a LiteLLM thread, async calls on the caller's loop ----------
+
+    def log_success_event(self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any) -> None:
+        self._capture(kwargs, response_obj, start_time, end_time, None)
+
+    async def async_log_success_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        self._capture(kwargs, response_obj, start_time, end_time, None)
+
+    def log_failure_event(self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any) -> None:
+        self._capture(kwargs, None, start_time, end_time, kwargs.get("exception") or "unknown error")
+
+    async def async_log_failure_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        self._capture(kwargs, None, start_time, end_time, kwargs.get("exception") or "unknown error")
+
+    # -- capture ------------------------------------------------------------------------------------
+
+    def _capture(self, kwargs: Any, response: Any, start: Any, end: Any, error: Any) -> None:
+        try:
+            if error is not None and not self.score_errors:
+                return
+            if not isinstance(kwargs, Mapping) or self._skip(kwargs):
+                return
+            run = self._run(kwargs, response, start, end, error)
+        except Exception:
+            log.exception("agentevals: could not capture a LiteLLM call; it is not scored")
+            return
+        if run is not None:
+            submit_safely(self.engine, run)
+
+    def _skip(self, kwargs: Mapping[str, Any]) -> bool:
+        if is_scoring():
+            self.skipped += 1
+            return True
+        if kwargs.get("call_type") not in _CALL_TYPES and kwargs.get("call_type") is not None:
+            return True
+        metadata = _metadata(kwargs)
+        if any(metadata.get(k) for k in _JUDGE_KEYS):
+            self.skipped += 1
+            return True
+        return False
+
+    def _run(self, kwargs: Mapping[str, Any], response: Any, start: Any, end: Any, error: Any) -> Run | None:
+        messages = list(kwargs.get("messages") or [])
+        if not messages:
+            return None
+        response = kwargs.get("complete_streaming_response") or response
+        reply = _reply_message(response)
+        metadata = _metadata(kwargs)
+        call_id = kwargs.get("litellm_call_id")
+        extra: dict[str, Any] = {
+            "model": kwargs.get("model"),
+            "provider": kwargs.get("custom_llm_provider"),
+            "usage": _usage(response),
+            "cost_usd": kwargs.get("response_cost"),
+            "stream": bool(kwargs.get("stream")),
+        }
+        extra.update({k: v for k, v in metadata.items() if _is_user_key(k)})
+        duration = (
+            (end - start).total_seconds() * 1000
+            if isinstance(start, datetime) and isinstance(end, datetime)
+            else None
+        )
+        return Run.from_messages(
+            [*messages, *([reply] if reply else [])],
+            run_id=call_id,
+            trace_id=kwargs.get("litellm_trace_id") or call_id,
+            entity=self.entity or metadata.get("agentevals_entity") or kwargs.get("model"),
+            ground_truth=metadata.get("ground_truth"),
+            error=None if error is None else _describe(error),
+            started_at=start if isinstance(start, datetime) else None,
+            duration_ms=duration,
+            metadata={k: v for k, v in extra.items() if v is not None},
+        )
+
+
+def is_scoring() -> bool:
+    """True while an agentevals scorer is running in this context (its judge calls must not be scored)."""
+    try:
+        from agentevals._scorer import _current
+    except ImportError:  # pragma: no cover - core layout changed
+        return False
+    return _current.get() is not None
+
+
+def _metadata(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    params = kwargs.get("litellm_params") or {}
+    metadata = params.get("metadata") if isinstance(params, Mapping) else None
+    if not isinstance(metadata, Mapping):
+        metadata = kwargs.get("metadata")
+    return dict(metadata) if isinstance(metadata, Mapping) else {}
+
+
+def _is_user_key(key: str) -> bool:
+    internal = ("hidden_params", "ground_truth", "agentevals_entity", "model_group", "deployment")
+    return key not in internal and not key.startswith(("litellm", "user_api_key"))
+
+
+def _reply_message(response: Any) -> dict[str, Any] | None:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        return None
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        return None
+    dump = message.model_dump() if hasattr(message, "model_dump") else dict(message)
+    reply: dict[str, Any] = {"role": "assistant", "content": dump.get("content") or ""}
+    if dump.get("tool_calls"):
+        reply["tool_calls"] = [
+            {"id": c.get("id"), "type": "function", "function": dict(c.get("function") or {})}
+            for c in dump["tool_calls"]
+        ]
+    reasoning = dump.get("reasoning_content")
+    if isinstance(reasoning, str) and reasoning:
+        reply["reasoning_content"] = reasoning
+    return reply
+
+
+def _usage(response: Any) -> dict[str, int] | None:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+    return {k: int(getattr(usage, k, 0) or 0) for k in keys}
+
+
+def _describe(error: Any) -> str:
+    return f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
