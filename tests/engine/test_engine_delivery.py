@@ -1,0 +1,133 @@
+"""Nothing accepted is lost: sink retries, dead-letter + replay, flush at shutdown and at exit."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from engine_helpers import FAST_RETRY, length_scorer, runs
+
+from agentevals import ScoreRecord, ScoringEngine
+from agentevals.sinks import MemorySink, SQLiteSink, replay
+
+
+class FlakySink:
+    """Fails its first ``failures`` writes, then stores everything."""
+
+    name = "flaky"
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.calls = 0
+        self.records: list[ScoreRecord] = []
+
+    async def write(self, records: Sequence[ScoreRecord]) -> None:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise ConnectionError(f"store unavailable (call {self.calls})")
+        self.records.extend(records)
+
+    async def close(self) -> None:
+        return None
+
+
+def _count(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT count(*) FROM agentevals_scores").fetchone()[0])
+
+
+def test_sink_failing_3_times_then_recovering_loses_nothing(dead_letter: Path) -> None:
+    flaky, memory = FlakySink(failures=3), MemorySink()
+    engine = ScoringEngine(
+        [length_scorer()], sinks=[flaky, memory], retry=FAST_RETRY, dead_letter=dead_letter
+    )
+    for run in runs(300):
+        engine.submit(run)
+    assert engine.shutdown(timeout=20)
+    assert sorted(r.run_id for r in flaky.records) == sorted(r.run_id for r in memory.records)
+    assert len(flaky.records) == 300
+    stats = engine.stats()
+    assert (stats.sink_errors, stats.dead_lettered, stats.lost) == (3, 0, 0)
+    assert not dead_letter.exists()
+
+
+def test_sink_that_never_recovers_goes_to_dead_letter_and_replay_restores_it(
+    dead_letter: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken, memory = FlakySink(failures=10**9), MemorySink()
+    engine = ScoringEngine(
+        [length_scorer(), length_scorer("other")],
+        sinks=[broken, memory],
+        retry=FAST_RETRY,
+        dead_letter=dead_letter,
+        batch_size=64,
+    )
+    for run in runs(200):
+        engine.submit(run)
+    assert engine.shutdown(timeout=20)
+    assert len(memory.records) == 400  # the healthy sink is unaffected
+    stats = engine.stats()
+    assert stats.dead_lettered == 400 and stats.lost == 0 and stats.sink_errors >= 5
+    lines = [json.loads(line) for line in dead_letter.read_text().splitlines()]
+    assert len(lines) == 400
+    assert {line["sink"] for line in lines} == {"flaky"}
+    assert lines[0]["error"].startswith("ConnectionError: store unavailable")
+    assert str(dead_letter.resolve()) in caplog.text
+
+    # A still-broken target keeps every line; a healthy one takes them all and empties the file.
+    assert replay(dead_letter, FlakySink(failures=10**9)) == 0
+    assert len(dead_letter.read_text().splitlines()) == 400
+    db = tmp_path / "replayed.db"
+    assert replay(dead_letter, SQLiteSink(db)) == 400
+    assert not dead_letter.exists()
+    assert _count(db) == 400
+    with sqlite3.connect(db) as conn:
+        replayed = set(conn.execute("SELECT run_id, scorer_id, score, source FROM agentevals_scores"))
+    assert replayed == {(r.run_id, r.scorer_id, r.score, "live") for r in memory.records}
+
+
+def test_replay_keeps_the_lines_of_a_batch_the_sink_rejects(dead_letter: Path) -> None:
+    broken = FlakySink(failures=10**9)
+    engine = ScoringEngine([length_scorer()], sinks=[broken], retry=FAST_RETRY, dead_letter=dead_letter)
+    for run in runs(30):
+        engine.submit(run)
+    assert engine.shutdown(timeout=20)
+    half_broken = FlakySink(failures=1)  # first batch fails, later batches succeed
+    assert replay(dead_letter, MemorySink(), batch_size=10, only_sink="elsewhere") == 0
+    assert replay(dead_letter, half_broken, batch_size=10) == 0  # replay stops at the first failure
+    assert replay(dead_letter, half_broken, batch_size=10) == 30
+    assert not dead_letter.exists()
+
+
+def test_shutdown_flushes_5000_queued_runs_to_sqlite(tmp_path: Path, dead_letter: Path) -> None:
+    db = tmp_path / "scores.db"
+    engine = ScoringEngine([length_scorer()], sinks=[SQLiteSink(db)], dead_letter=dead_letter)
+    assert all(engine.submit(run) for run in runs(5000))
+    assert engine.shutdown(timeout=30)
+    assert _count(db) == 5000
+    stats = engine.stats()
+    assert (stats.scored, stats.queued, stats.dead_lettered) == (5000, 0, 0)
+
+
+def test_normal_interpreter_exit_flushes_what_was_accepted(tmp_path: Path) -> None:
+    db = tmp_path / "exit.db"
+    script = textwrap.dedent(
+        f"""
+        from agentevals import Run, ScoringEngine, create_scorer
+        from agentevals.sinks import SQLiteSink
+        scorer = create_scorer(id="short").generate_score(lambda run, **_: 1.0)
+        engine = ScoringEngine([scorer], sinks=[SQLiteSink({str(db)!r})],
+                               dead_letter={str(tmp_path / "dl.jsonl")!r})
+        for i in range(3000):
+            assert engine.submit(Run(run_id=f"r{{i}}", output="x"))
+        # no flush, no shutdown: the atexit hook must write everything
+        """
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60, cwd=tmp_path)
+    assert _count(db) == 3000
