@@ -1,0 +1,55 @@
+"""JavaScript string semantics that the ported text algorithms depend on.
+
+The reference implementations (npm ``string-similarity``, ``keyword-extractor``,
+``sentiment`` and Mastra's own code) run on JavaScript strings, where ``\\s`` is a
+fixed set of whitespace characters, ``trim()`` strips exactly that set, and
+``length`` and indexing count UTF-16 code units, so a character outside the Basic
+Multilingual Plane (most emoji) counts as two. Python's ``str.split()``,
+``str.strip()`` and ``len()`` differ on each point; these helpers reproduce the
+JavaScript behaviour so that ported scores agree to the last bit.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WS_CHARS = (
+    "\t\n\v\f\r \u00a0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+JS_WHITESPACE_CLASS = "[" + re.escape(_WS_CHARS) + "]"
+"""A regex character class equal to JavaScript's ``\\s``."""
+
+WHITESPACE_RUN = re.compile(JS_WHITESPACE_CLASS + "+")
+"""JavaScript ``/\\s+/g``."""
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def js_trim(text: str) -> str:
+    """``String.prototype.trim``: strip JavaScript whitespace from both ends.
+
+    >>> js_trim("\\ufeff hi \\u3000")
+    'hi'
+    """
+    return text.strip(_WS_CHARS)
+
+
+def _surrogate_pair(match: re.Match[str]) -> str:
+    code = ord(match.group()) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+def utf16_units(text: str) -> str:
+    """``text`` with each astral character split into its UTF-16 surrogate pair.
+
+    ``len()``, slicing and equality on the result then behave like ``length``,
+    ``substring`` and ``===`` on the JavaScript string.
+
+    >>> len(utf16_units("a😀"))
+    3
+    """
+    if text.isascii() or _ASTRAL.search(text) is None:
+        return text
+    return _ASTRAL.sub(_surrogate_pair, text)

@@ -1,0 +1,84 @@
+"""Character- and word-level difference between two texts.
+
+``textual_difference`` implements the measures of Mastra's textual-difference
+scorer (``@mastra/evals`` 1.x, after it dropped ``difflib``):
+
+* ``ratio``: ``2·LCS(a, b) / (len(a) + len(b))`` with the character-level longest
+  common subsequence; 1 when the texts are equal, 0 when exactly one is empty.
+  This is rapidfuzz's ``Indel.normalized_similarity``, computed by a bit-parallel
+  algorithm instead of Mastra's O(m·n) table, so 100 kB texts take milliseconds.
+* ``changes``: a word-level count. Texts that differ only in whitespace count as
+  one change; otherwise ``max(words(a), words(b)) - common`` where ``common`` is
+  the number of words the two texts share (as a multiset).
+* ``length_diff``: ``|len(a) - len(b)| / max(len(a), len(b))`` (0 for two empty
+  texts), and ``confidence = 1 - length_diff``.
+
+Lengths count UTF-16 code units, as in JavaScript, so the numbers agree with
+Mastra's exactly even for text with emoji. Case and whitespace matter.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from rapidfuzz.distance import Indel
+
+from agentevals.scorers._text._js import WHITESPACE_RUN, js_trim, utf16_units
+
+
+@dataclass(frozen=True, slots=True)
+class TextDiff:
+    """The measures returned by :func:`textual_difference`."""
+
+    ratio: float
+    changes: int
+    length_diff: float
+    confidence: float
+
+
+def _ratio(a: str, b: str) -> float:
+    if a == b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    total = len(a) + len(b)
+    lcs = (total - Indel.distance(a, b)) // 2
+    # Same operation order as 2*lcs/total in JavaScript: the float is identical.
+    return 2.0 * lcs / total
+
+
+def _words(text: str) -> list[str]:
+    normalized = js_trim(WHITESPACE_RUN.sub(" ", text))
+    return normalized.split(" ") if normalized else []
+
+
+def _changes(a: str, b: str) -> int:
+    if a == b:
+        return 0
+    words_a, words_b = _words(a), _words(b)
+    if words_a == words_b:
+        # Only whitespace differs: one change.
+        return 1
+    if not words_a or not words_b:
+        return len(words_a) + len(words_b)
+    common = sum((Counter(words_a) & Counter(words_b)).values())
+    return max(len(words_a), len(words_b)) - common
+
+
+def textual_difference(a: str, b: str) -> TextDiff:
+    """Compare ``a`` (the reference) with ``b``.
+
+    >>> d = textual_difference("The quick brown fox", "The quick brown fox jumps")
+    >>> round(d.ratio, 4), d.changes, round(d.length_diff, 2), round(d.confidence, 2)
+    (0.8636, 1, 0.24, 0.76)
+    """
+    units_a, units_b = utf16_units(a), utf16_units(b)
+    longest = max(len(units_a), len(units_b))
+    length_diff = abs(len(units_a) - len(units_b)) / longest if longest else 0.0
+    return TextDiff(
+        ratio=_ratio(units_a, units_b),
+        changes=_changes(a, b),
+        length_diff=length_diff,
+        confidence=1 - length_diff,
+    )
