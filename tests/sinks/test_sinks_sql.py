@@ -1,0 +1,199 @@
+"""SQLite (real file) and PostgreSQL (real server on 127.0.0.1:5432, database ``test``) sinks."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sink_helpers import sample_records
+
+from agentevals.sinks import COLUMNS, PostgresSink, SQLiteSink, record_to_row
+from agentevals.sinks._row import JSON_COLUMNS
+
+# -- SQLite -----------------------------------------------------------------------------------------
+
+
+async def test_sqlite_file_schema_wal_indexes_and_rows(tmp_path: Path) -> None:
+    db = tmp_path / "nested" / "scores.db"
+    sink = SQLiteSink(db)
+    records = sample_records(3)
+    await sink.write(records)
+    await sink.write(records)  # idempotent: a retried batch adds no duplicates
+    await sink.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        cols = [row[1] for row in conn.execute("PRAGMA table_info(agentevals_scores)")]
+        assert tuple(cols) == COLUMNS
+        indexes = {row[1] for row in conn.execute("PRAGMA index_list(agentevals_scores)")}
+        assert {f"agentevals_scores_{c}_idx" for c in ("scorer_id", "run_id", "created_at")} <= indexes
+        conn.row_factory = sqlite3.Row
+        rows = conn.execute("SELECT * FROM agentevals_scores ORDER BY created_at").fetchall()
+    assert len(rows) == 4
+    first = dict(rows[0])
+    assert first["created_at"] == "2026-01-02T03:04:05+00:00"
+    assert (first["scorer_id"], first["run_id"], first["entity"], first["source"]) == (
+        "relevancy", "run-0", "support-bot", "live"
+    )  # fmt: skip
+    assert json.loads(first["analyze_step_result"]) == {"verdicts": ["yes", "no"]}
+    assert (first["prompt_tokens"], first["judge_model"]) == (17, "openai/gpt-4o-mini")
+    failure = dict(next(r for r in rows if r["error_type"]))
+    assert (failure["score"], failure["error_type"], failure["error_message"]) == (
+        None, "TimeoutError", "took too long"
+    )  # fmt: skip
+
+
+async def test_sqlite_json_columns_are_queryable(tmp_path: Path) -> None:
+    sink = SQLiteSink(tmp_path / "q.db", table="custom_scores")
+    await sink.write(sample_records(3))
+    await sink.close()
+    with sqlite3.connect(tmp_path / "q.db") as conn:
+        got = conn.execute(
+            "SELECT json_extract(input, '$.question') FROM custom_scores WHERE run_id = 'run-2'"
+        ).fetchone()
+    assert got == ("q2",)
+
+
+@pytest.mark.parametrize("table", ["bad;name", "1starts_with_digit", "x" * 64, "", "drop table--"])
+def test_table_names_are_validated(table: str) -> None:
+    with pytest.raises(ValueError, match="invalid table name"):
+        SQLiteSink("x.db", table=table)
+    with pytest.raises(ValueError, match="invalid table name"):
+        PostgresSink("", table=table)
+
+
+# -- PostgreSQL -------------------------------------------------------------------------------------
+
+
+def _candidates() -> list[str]:
+    users = ["postgres", getpass.getuser()]
+    return [f"host=127.0.0.1 port=5432 dbname=test user={u} connect_timeout=3" for u in dict.fromkeys(users)]
+
+
+async def _reachable_conninfo() -> str:
+    try:
+        import psycopg
+    except ImportError:
+        reason = "psycopg is not installed (uv sync --extra postgres)"
+    else:
+        errors = []
+        for conninfo in _candidates():
+            try:
+                conn = await psycopg.AsyncConnection.connect(conninfo)
+            except psycopg.Error as err:
+                errors.append(f"{conninfo!r}: {err}".strip())
+                continue
+            await conn.close()
+            return conninfo
+        reason = "no PostgreSQL reachable on 127.0.0.1:5432 database 'test': " + "; ".join(errors)
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture
+async def pg() -> AsyncIterator[tuple[str, str]]:
+    import psycopg
+
+    conninfo = await _reachable_conninfo()
+    table = f"agentevals_test_{uuid.uuid4().hex[:12]}"
+    yield conninfo, table
+    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+        await conn.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+async def _pg_rows(conninfo: str, sql: str) -> list[dict[str, Any]]:
+    import psycopg
+    from psycopg.rows import dict_row
+
+    async with await psycopg.AsyncConnection.connect(conninfo, row_factory=dict_row) as conn:
+        cur = await conn.execute(sql)
+        return await cur.fetchall()
+
+
+async def test_postgres_schema_rows_and_idempotence(pg: tuple[str, str], tmp_path: Path) -> None:
+    conninfo, table = pg
+    sink = PostgresSink(conninfo, table=table)
+    records = sample_records(3)
+    await sink.write(records)
+    await sink.write(records)
+    await sink.close()
+    cols = await _pg_rows(
+        conninfo,
+        f"SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '{table}' "
+        "ORDER BY ordinal_position",
+    )
+    assert tuple(c["column_name"] for c in cols) == COLUMNS  # the same columns as SQLite
+    types = {c["column_name"]: c["data_type"] for c in cols}
+    assert (types["input"], types["created_at"], types["score"]) == (
+        "jsonb", "timestamp with time zone", "double precision"
+    )  # fmt: skip
+    indexes = await _pg_rows(conninfo, f"SELECT indexname FROM pg_indexes WHERE tablename = '{table}'")
+    assert {f"{table}_{c}_idx" for c in ("scorer_id", "run_id", "created_at")} <= {
+        i["indexname"] for i in indexes
+    }
+    rows = await _pg_rows(conninfo, f"SELECT * FROM {table} ORDER BY created_at")
+    assert len(rows) == 4
+    first = rows[0]
+    assert first["created_at"] == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert first["analyze_step_result"] == {"verdicts": ["yes", "no"]}
+    assert first["metadata"] == {"version": 2, "nan": None}
+    assert first["id"] == record_to_row(records[0])["id"]
+    failure = next(r for r in rows if r["error_type"])
+    assert failure["score"] is None and failure["error_message"] == "took too long"
+    got = await _pg_rows(conninfo, f"SELECT input->>'question' AS q FROM {table} WHERE run_id = 'run-1'")
+    assert got == [{"q": "q1"}]
+
+    # The same records in SQLite give the same values column by column.
+    lite = SQLiteSink(tmp_path / "same.db", table=table)
+    await lite.write(records)
+    await lite.close()
+    with sqlite3.connect(tmp_path / "same.db") as conn:
+        conn.row_factory = sqlite3.Row
+        lrow = dict(conn.execute(f"SELECT * FROM {table} WHERE run_id = 'run-0'").fetchone())
+    for column in COLUMNS:
+        value = lrow[column]
+        if column == "created_at":
+            value = datetime.fromisoformat(value)
+        elif column in JSON_COLUMNS and value is not None:
+            value = json.loads(value)
+        assert value == first[column], column
+
+
+async def test_postgres_unreachable_server_raises_for_retry() -> None:
+    import psycopg
+
+    sink = PostgresSink("host=127.0.0.1 port=1 dbname=test user=postgres connect_timeout=1")
+    with pytest.raises(psycopg.OperationalError):
+        await sink.write(sample_records(1))
+    await sink.close()
+
+
+def test_engine_writes_to_postgres_and_sqlite_together(pg: tuple[str, str], tmp_path: Path) -> None:
+    from agentevals import Run, ScoringEngine, create_scorer
+
+    conninfo, table = pg
+    scorer = create_scorer(id="short").generate_score(lambda run, **_: float(len(run.output_text) < 5))
+    engine = ScoringEngine(
+        [scorer],
+        sinks=[PostgresSink(conninfo, table=table), SQLiteSink(tmp_path / "both.db")],
+        dead_letter=tmp_path / "dl.jsonl",
+        entity="bot",
+    )
+    for i in range(1000):
+        engine.submit(Run(run_id=f"r{i}", output="x" * (i % 10)))
+    assert engine.shutdown(timeout=30)
+    import asyncio
+
+    rows = asyncio.run(_pg_rows(conninfo, f"SELECT count(*) AS n, sum(score) AS s FROM {table}"))
+    assert rows == [{"n": 1000, "s": 500.0}]
+    with sqlite3.connect(tmp_path / "both.db") as conn:
+        assert conn.execute("SELECT count(*), sum(score) FROM agentevals_scores").fetchone() == (1000, 500.0)
+    assert not (tmp_path / "dl.jsonl").exists()
