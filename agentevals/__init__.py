@@ -9,6 +9,15 @@
 from agentevals._convert import messages_from_langchain, messages_from_openai
 from agentevals._engine import EngineStats, ScorerEntry, ScoringEngine
 from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, ScorerError
+from agentevals._evals import (
+    EvalItem,
+    EvalResult,
+    EvalSummary,
+    ItemResult,
+    ScorerStats,
+    arun_evals,
+    run_evals,
+)
 from agentevals._judge._judge import Judge
 from agentevals._messages import AgentInput, Message, ToolInvocation
 from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
@@ -21,6 +30,10 @@ __all__ = [
     "AgentEvalsError",
     "AgentInput",
     "EngineStats",
+    "EvalItem",
+    "EvalResult",
+    "EvalSummary",
+    "ItemResult",
     "Judge",
     "JudgeCall",
     "JudgeError",
@@ -35,11 +48,14 @@ __all__ = [
     "Scorer",
     "ScorerEntry",
     "ScorerError",
+    "ScorerStats",
     "ScoringEngine",
     "StepInfo",
     "StepResults",
     "ToolInvocation",
+    "arun_evals",
     "create_scorer",
     "messages_from_langchain",
     "messages_from_openai",
+    "run_evals",
 ]

@@ -209,7 +209,7 @@ def _snapshot(value: Any) -> Any:
 def _node_update(outputs: Any) -> Any:
     """A node's state update; ``Command(update=...)`` results (create_agent's model node) are unwrapped."""
     items = outputs if isinstance(outputs, list) else [outputs]
-    updates = [getattr(o, "update", o) for o in items]
+    updates = [o.update if type(o).__name__ == "Command" else o for o in items]
     if len(updates) == 1:
         return _snapshot(updates[0])
     mappings = [u for u in updates if isinstance(u, Mapping)]
