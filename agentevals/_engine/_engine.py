@@ -14,9 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from agentevals._engine._config import ScorerEntry, normalize_scorers
+from agentevals._engine._scoring import Redactor, as_live, score_once
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, percentile
-from agentevals._result import ScoreFailure, ScoreRecord, failure_record
+from agentevals._result import ScoreFailure
 from agentevals._run import Run
 from agentevals._sampling import sample_point
 from agentevals._sync import background_loop
@@ -27,7 +28,6 @@ from agentevals.sinks._retry import DEFAULT_DEAD_LETTER, DeadLetter, RetryPolicy
 logger = logging.getLogger("agentevals.engine")
 
 Overflow = Literal["drop_newest", "drop_oldest"]
-Redactor = Callable[[ScoreRecord], ScoreRecord]
 _Item = tuple[Run, tuple[ScorerEntry, ...], float]
 
 
@@ -63,8 +63,8 @@ class ScoringEngine:
     ...     return record.model_copy(update={"input": EMAIL.sub("<email>", str(record.input))})
     >>> memory = MemorySink()
     >>> scorer = create_scorer(id="len").generate_score(lambda run, **_: float(len(run.output_text) < 50))
-    >>> engine = ScoringEngine(scorers={"len": {"scorer": scorer, "sampling": {"type": "ratio", "rate": 1.0}}},
-    ...                        sinks=[memory], redact=mask_emails)
+    >>> scorers = {"len": {"scorer": scorer, "sampling": {"type": "ratio", "rate": 1.0}}}
+    >>> engine = ScoringEngine(scorers, sinks=[memory], redact=mask_emails)
     >>> engine.submit(Run(input="mail me at ann@example.com", output="ok"))
     True
     >>> engine.shutdown()
@@ -213,10 +213,8 @@ class ScoringEngine:
                 counts["dropped"] += 1
                 if self.overflow == "drop_newest":
                     return False
-                try:
+                if self._queue:
                     self._queue.popleft()
-                except IndexError:
-                    pass
             for entry in chosen:
                 self._sampled[self._index[id(entry)]] += 1
             counts["accepted"] += 1
@@ -268,12 +266,13 @@ class ScoringEngine:
     async def _score(self, run: Run, entry: ScorerEntry, submitted_at: float) -> None:
         try:
             limit = self._scorer_limits.get(id(entry))
+            timeout = entry.timeout if entry.timeout is not None else self.scorer_timeout
             if limit is None:
-                record = await self._run_scorer(run, entry)
+                record = await score_once(run, entry.scorer, timeout, self._concurrency)
             else:
                 async with limit:
-                    record = await self._run_scorer(run, entry)
-            record = self._finish(record, run, entry)
+                    record = await score_once(run, entry.scorer, timeout, self._concurrency)
+            record = as_live(record, run.entity or self.entity, self.redact)
             self._latencies.append((time.perf_counter() - submitted_at) * 1000)
             with self._lock:
                 self._counts["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
@@ -282,55 +281,6 @@ class ScoringEngine:
         finally:
             self._pending_pairs -= 1
             self._slots.release()
-
-    async def _run_scorer(self, run: Run, entry: ScorerEntry) -> ScoreRecord:
-        timeout = entry.timeout if entry.timeout is not None else self.scorer_timeout
-        scorer = entry.scorer
-        async with self._concurrency:
-            started = time.perf_counter()
-            try:
-                async with asyncio.timeout(timeout):
-                    return await scorer.run(run)
-            except TimeoutError:
-                error: BaseException = TimeoutError(
-                    f"scorer {scorer.id!r} did not finish within {timeout} s (raise the ScorerEntry "
-                    "timeout or the engine's scorer_timeout if it needs longer)"
-                )
-            except asyncio.CancelledError:
-                raise
-            except BaseException as err:  # scorer errors become data, never escape
-                error = err
-            return failure_record(
-                scorer_id=scorer.id,
-                scorer_name=scorer.name,
-                run=run,
-                error=error,
-                source="live",
-                duration_ms=(time.perf_counter() - started) * 1000,
-            )
-
-    def _finish(self, record: ScoreRecord, run: Run, entry: ScorerEntry) -> ScoreRecord:
-        record = record.model_copy(update={"source": "live", "entity": run.entity or self.entity})
-        if self.redact is None:
-            return record
-        try:
-            redacted = self.redact(record)
-            if not isinstance(redacted, ScoreRecord):
-                raise TypeError(f"redact must return a ScoreRecord, got {type(redacted).__name__}")
-            return redacted
-        except Exception as err:
-            # Never forward unredacted data: keep only ids and the error.
-            return ScoreFailure(
-                scorer_id=record.scorer_id,
-                scorer_name=record.scorer_name,
-                run_id=record.run_id,
-                trace_id=record.trace_id,
-                entity=record.entity,
-                source="live",
-                duration_ms=record.duration_ms,
-                error_type="RedactionError",
-                error_message=f"redact raised {type(err).__name__}: {err}; record content withheld",
-            )
 
     def _on_sink_error(self, error: BaseException) -> None:
         with self._lock:

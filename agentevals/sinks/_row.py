@@ -132,6 +132,6 @@ def record_to_json(record: ScoreRecord) -> dict[str, Any]:
 def record_from_json(data: Mapping[str, Any]) -> ScoreRecord:
     """The record written by :func:`record_to_json`."""
     fields = {k: v for k, v in data.items() if k != "record_type"}
-    if data.get("record_type") == "failure" or "error_type" in fields and fields["error_type"]:
+    if data.get("record_type") == "failure" or fields.get("error_type"):
         return ScoreFailure.model_validate(fields)
     return ScoreResult.model_validate(fields)

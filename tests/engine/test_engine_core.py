@@ -14,8 +14,8 @@ from engine_helpers import gated_scorer, length_scorer, runs
 from agentevals import (
     Run,
     ScoreFailure,
-    ScorerEntry,
     ScoreRecord,
+    ScorerEntry,
     ScoreResult,
     ScoringEngine,
     create_scorer,
