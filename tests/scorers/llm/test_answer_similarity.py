@@ -77,7 +77,7 @@ async def test_non_string_ground_truth_is_json(judge_server: FakeJudgeServer) ->
 
 
 async def test_missing_ground_truth(judge_server: FakeJudgeServer) -> None:
-    with pytest.raises(ScorerError, match="needs run.ground_truth"):
+    with pytest.raises(ScorerError, match=r"needs run\.ground_truth"):
         await create_answer_similarity_scorer(judge_server.judge()).run(input="q", output="a")
     assert judge_server.requests == []
     judge_server.push(units(0), analysis())

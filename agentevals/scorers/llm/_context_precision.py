@@ -1,0 +1,141 @@
+"""Context precision: are the relevant context pieces ranked first (mean average precision)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep, StepResults
+from agentevals.scorers.llm._common import (
+    as_text,
+    expect_count,
+    make_judge,
+    merge_options,
+    query_text,
+    reason_step,
+    response_text,
+    scaled,
+)
+from agentevals.scorers.llm._context_options import ContextOptions, required_context
+
+INSTRUCTIONS = (
+    "You judge retrieved context for a question: a piece is relevant when it contributes information "
+    "needed to produce the expected answer. You judge each piece on its own."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextPrecisionOptions(ContextOptions):
+    pass
+
+
+class PrecisionVerdict(BaseModel):
+    context_index: int
+    verdict: Literal["yes", "no"]
+    reason: str
+
+
+class PrecisionVerdicts(BaseModel):
+    verdicts: list[PrecisionVerdict]
+
+
+def mean_average_precision(relevant: list[bool]) -> float:
+    """MAP of a ranked relevance list: mean of precision@k over the relevant positions k.
+
+    >>> round(mean_average_precision([True, False, True, False]), 4)
+    0.8333
+    """
+    hits, total = 0, 0.0
+    for position, is_relevant in enumerate(relevant, 1):
+        if is_relevant:
+            hits += 1
+            total += hits / position
+    return total / hits if hits else 0.0
+
+
+def create_context_precision_scorer(
+    model: str | Judge,
+    options: ContextPrecisionOptions | Mapping[str, Any] | None = None,
+    **option_kwargs: Any,
+) -> Scorer:
+    """Mean average precision of the context ranking, in [0, scale].
+
+    Each context piece is judged relevant or not for producing the expected answer (``ground_truth``
+    when the run has one, else the agent's output); relevant pieces ranked early score higher:
+    [relevant, irrelevant, relevant, irrelevant] → (1/1 + 2/3) / 2 = 0.83. Context comes from
+    ``context_extractor(run)`` (wins), ``context``, or the run (``run.context``, else tool results);
+    none at all is an error. Verdicts must cover each piece exactly once.
+
+    >>> create_context_precision_scorer("openai/gpt-4o-mini", context=["doc"]).id
+    'context-precision-scorer'
+    """
+    opts = merge_options(ContextPrecisionOptions, options, option_kwargs)
+    judge = make_judge(model, INSTRUCTIONS)
+    extractor = opts.extractor()
+
+    async def context_of(run: Run) -> list[str]:
+        return await required_context(run, opts, extractor, "context precision")
+
+    def expected_answer(run: Run) -> str:
+        return as_text(run.ground_truth) if run.ground_truth is not None else response_text(run)
+
+    async def verdicts_prompt(run: Run) -> str:
+        context = await context_of(run)
+        pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
+        return f"""For each context piece, decide whether it is useful for producing the expected answer
+to the question ("yes") or not ("no").
+
+Question:
+{query_text(run)}
+
+Expected answer:
+{expected_answer(run) or "(empty)"}
+
+Context pieces (index in brackets):
+{pieces}
+
+Return {{"verdicts": [{{"context_index", "verdict", "reason"}}, ...]}} with exactly one verdict per piece,
+indices 0 to {len(context) - 1}."""
+
+    async def score(run: Run, results: StepResults) -> float:
+        context = await context_of(run)
+        verdicts = results.analyze_step_result.verdicts
+        expect_count(len(verdicts), len(context), what="verdicts", per="context pieces")
+        indices = sorted(v.context_index for v in verdicts)
+        if indices != list(range(len(context))):
+            raise ValueError(
+                f"the judge's context_index values {indices} must be 0..{len(context) - 1}, each once"
+            )
+        ranked = sorted(verdicts, key=lambda v: v.context_index)
+        return scaled(mean_average_precision([v.verdict == "yes" for v in ranked]), opts.scale)
+
+    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+        lines = [
+            f"- [{v.context_index}] {v.verdict}: {v.reason}" for v in results.analyze_step_result.verdicts
+        ]
+        return f"""Explain in two or three sentences why the context precision score is {score} (out of
+{opts.scale}). The score is the mean average precision: relevant pieces ranked early raise it. Say which
+pieces were relevant and how their positions affected the score.
+
+Question: {query_text(run)}
+Verdicts per context piece:
+{chr(10).join(lines)}"""
+
+    return (
+        create_scorer(
+            id="context-precision-scorer",
+            name="Context Precision",
+            description="Whether relevant context is ranked first (mean average precision)",
+            judge=judge,
+            type="agent",
+        )
+        .analyze(PromptStep("Judge each context piece's relevance", verdicts_prompt, PrecisionVerdicts))
+        .generate_score(score)
+        .generate_reason(reason_step(judge, reason_prompt))
+    )

@@ -1,0 +1,153 @@
+"""Context relevance: how relevant the provided context is, whether it was used, what was missing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep, StepResults
+from agentevals.scorers.llm._common import (
+    check_number,
+    expect_count,
+    make_judge,
+    merge_options,
+    numbered,
+    query_text,
+    reason_step,
+    response_text,
+    scaled,
+)
+from agentevals.scorers.llm._context_options import ContextOptions, required_context
+
+INSTRUCTIONS = (
+    "You assess retrieved context for a question: how relevant each piece is, whether the answer used "
+    "it, and which information needed for a good answer the context lacks."
+)
+RELEVANCE_WEIGHTS: dict[str, float] = {"high": 1.0, "medium": 0.7, "low": 0.3, "none": 0.0}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextRelevanceOptions(ContextOptions):
+    """Penalties: per unused highly relevant piece, per missing item, and the cap on the latter."""
+
+    unused_high_relevance_context: float = 0.1
+    missing_context_per_item: float = 0.15
+    max_missing_context_penalty: float = 0.5
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in (
+            "unused_high_relevance_context",
+            "missing_context_per_item",
+            "max_missing_context_penalty",
+        ):
+            check_number("context relevance", name, getattr(self, name), low=0.0, high=1.0)
+
+
+class ContextEvaluation(BaseModel):
+    context_index: int
+    context_piece: str
+    relevance_level: Literal["high", "medium", "low", "none"]
+    was_used: bool
+    reasoning: str
+
+
+class RelevanceAnalysis(BaseModel):
+    evaluations: list[ContextEvaluation]
+    missing_context: list[str]
+    overall_assessment: str
+
+
+def create_context_relevance_scorer_llm(
+    model: str | Judge,
+    options: ContextRelevanceOptions | Mapping[str, Any] | None = None,
+    **option_kwargs: Any,
+) -> Scorer:
+    """Weighted relevance of the context minus usage and missing-information penalties, in [0, scale].
+
+    ``base = mean(weight)`` with high 1.0, medium 0.7, low 0.3, none 0; minus
+    ``unused_high_relevance_context`` per highly relevant piece the answer did not use, minus
+    ``missing_context_per_item`` per missing item (at most ``max_missing_context_penalty``); floored at
+    0, × scale. Context: ``context_extractor(run)`` (wins), ``context``, or the run's ``run.context`` /
+    tool results; none is an error. Penalties are flat options (Mastra nests them under ``penalties``).
+
+    >>> create_context_relevance_scorer_llm("openai/gpt-4o-mini", context=["doc"]).name
+    'Context Relevance (LLM)'
+    """
+    opts = merge_options(ContextRelevanceOptions, options, option_kwargs)
+    judge = make_judge(model, INSTRUCTIONS)
+    extractor = opts.extractor()
+
+    async def context_of(run: Run) -> list[str]:
+        return await required_context(run, opts, extractor, "context relevance")
+
+    async def analysis_prompt(run: Run) -> str:
+        context = await context_of(run)
+        pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
+        return f"""Assess each context piece for the question:
+- relevance_level: "high" (directly needed), "medium" (helpful), "low" (marginal), "none" (unrelated);
+- was_used: whether the answer relies on information from this piece.
+Then list information a good answer needs that no piece provides (missing_context; empty if none),
+and give a one-sentence overall assessment.
+
+Question:
+{query_text(run)}
+
+Answer:
+{response_text(run) or "(empty)"}
+
+Context pieces (index in brackets):
+{pieces}
+
+Return {{"evaluations": [{{"context_index", "context_piece", "relevance_level", "was_used", "reasoning"}}],
+"missing_context": [...], "overall_assessment": "..."}} with exactly one evaluation per piece
+({len(context)} evaluations)."""
+
+    async def score(run: Run, results: StepResults) -> float:
+        context = await context_of(run)
+        analysis: RelevanceAnalysis = results.analyze_step_result
+        evaluations = analysis.evaluations
+        expect_count(len(evaluations), len(context), what="evaluations", per="context pieces")
+        base = sum(RELEVANCE_WEIGHTS[e.relevance_level] for e in evaluations) / len(evaluations)
+        unused = sum(e.relevance_level == "high" and not e.was_used for e in evaluations)
+        missing = min(
+            len(analysis.missing_context) * opts.missing_context_per_item, opts.max_missing_context_penalty
+        )
+        return scaled(max(0.0, base - unused * opts.unused_high_relevance_context - missing), opts.scale)
+
+    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+        analysis: RelevanceAnalysis = results.analyze_step_result
+        lines = [
+            f"- [{e.context_index}] {e.relevance_level}, {'used' if e.was_used else 'unused'}: {e.reasoning}"
+            for e in analysis.evaluations
+        ]
+        return f"""Explain in two or three sentences why the context relevance score is {score} (out of
+{opts.scale}), mentioning irrelevant or unused pieces and missing information.
+
+Question: {query_text(run)}
+Evaluations:
+{chr(10).join(lines)}
+Missing information:
+{numbered(analysis.missing_context)}
+Overall: {analysis.overall_assessment}"""
+
+    return (
+        create_scorer(
+            id="context-relevance-scorer",
+            name="Context Relevance (LLM)",
+            description="Relevance and use of the provided context",
+            judge=judge,
+            type="agent",
+        )
+        .analyze(
+            PromptStep("Assess relevance and use of each context piece", analysis_prompt, RelevanceAnalysis)
+        )
+        .generate_score(score)
+        .generate_reason(reason_step(judge, reason_prompt))
+    )
