@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, ParamSpec, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, ParamSpec, TypeVar, cast
 
 from agentevals._messages import Message
 from agentevals._run import Run
@@ -27,75 +27,37 @@ R = TypeVar("R")
 _INPUT_NAMES = ("messages", "prompt", "input", "question", "query", "text")
 
 
-@runtime_checkable
-class EngineLike(Protocol):
-    """What an integration needs from a scoring engine (``agentevals.ScoringEngine`` fits)."""
+def scorer_specs(scorers: Any, sampling: Any = None) -> Any:
+    """The engine's ``scorers=`` with a default ``sampling`` applied to every entry that sets none.
 
-    def submit(self, run: Run) -> bool: ...
-
-    def flush(self, timeout: float = ...) -> bool: ...
-
-
-def sampling_spec(sampling: float | Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """Normalise a sampling option: a rate in [0, 1] becomes ``{"type": "ratio", "rate": rate}``."""
-    if sampling is None:
-        return None
-    if isinstance(sampling, bool):
-        raise TypeError("sampling must be a rate in [0, 1] or a dict like {'type': 'ratio', 'rate': 0.5}")
-    if isinstance(sampling, int | float):
-        if not 0.0 <= float(sampling) <= 1.0:
-            raise ValueError(f"sampling rate must be within [0, 1], got {sampling!r}")
-        return {"type": "ratio", "rate": float(sampling)}
-    if isinstance(sampling, Mapping):
-        return dict(sampling)
-    raise TypeError(
-        f"sampling must be a rate in [0, 1] or a dict like {{'type': 'ratio', 'rate': 0.5}}, got {sampling!r}"
-    )
-
-
-def scorer_specs(
-    scorers: Mapping[str, Any] | Sequence[Scorer],
-    sampling: float | Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The engine's ``scorers=`` mapping; a list of scorers is keyed by scorer id.
-
-    A default ``sampling`` is applied to every entry that does not set its own.
+    ``sampling`` is anything the engine accepts (a rate such as ``0.5``, ``{"type": "ratio", "rate": 0.5}``,
+    a callable ``(run) -> bool``); entries given as ``ScorerEntry`` objects keep their own.
     """
-    default = sampling_spec(sampling)
+    if sampling is None:
+        return scorers
+
+    def with_default(value: Any) -> Any:
+        if isinstance(value, Scorer):
+            return {"scorer": value, "sampling": sampling}
+        if isinstance(value, Mapping) and "sampling" not in value:
+            return {**value, "sampling": sampling}
+        return value
+
+    if isinstance(scorers, Scorer):
+        return [with_default(scorers)]
     if isinstance(scorers, Mapping):
-        entries = dict(scorers)
-    elif isinstance(scorers, Sequence) and not isinstance(scorers, str):
-        entries = {}
-        for scorer in scorers:
-            if not isinstance(scorer, Scorer):
-                raise TypeError(f"scorers=[...] must hold Scorer objects, got {scorer!r}")
-            if scorer.id in entries:
-                raise ValueError(
-                    f"two scorers share the id {scorer.id!r}; pass a dict of names to scorers, "
-                    "or rename one with scorer.with_id('new-id')"
-                )
-            entries[scorer.id] = scorer
-    else:
-        raise TypeError(f"scorers must be a dict of name -> scorer or a list of scorers, got {scorers!r}")
-    if not entries:
-        raise ValueError("scorers is empty; attach at least one scorer")
-    if default is None:
-        return entries
-    out: dict[str, Any] = {}
-    for name, entry in entries.items():
-        if isinstance(entry, Mapping):
-            out[name] = {"sampling": default, **entry}
-        else:
-            out[name] = {"scorer": entry, "sampling": default}
-    return out
+        return {key: with_default(value) for key, value in scorers.items()}
+    if isinstance(scorers, Sequence) and not isinstance(scorers, str):
+        return [with_default(value) for value in scorers]
+    return scorers
 
 
 def build_engine(
     *,
     engine: Any = None,
-    scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,
+    scorers: Any = None,
     sinks: Sequence[Any] | None = None,
-    sampling: float | Mapping[str, Any] | None = None,
+    sampling: Any = None,
     owner: str = "this integration",
 ) -> Any:
     """Return ``engine`` as given, or a new ``ScoringEngine`` for ``scorers`` and ``sinks``."""
@@ -112,7 +74,8 @@ def build_engine(
         raise ValueError(f"{owner} needs scorers={{...}} (and usually sinks=[...]) or a ready engine=")
     from agentevals._engine import ScoringEngine
 
-    return ScoringEngine(scorers=scorer_specs(scorers, sampling), sinks=list(sinks or []))
+    # sinks=None keeps the engine's default (the log); sinks=[] means "no sinks" and is passed as such.
+    return ScoringEngine(scorer_specs(scorers, sampling), sinks=sinks)
 
 
 def submit_safely(engine: Any, run: Run) -> bool:

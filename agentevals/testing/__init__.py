@@ -1,5 +1,6 @@
 """Test doubles for agentevals users: a fake OpenAI-compatible judge server on 127.0.0.1."""
 
 from agentevals.testing._fake_judge import ChatRequest, FakeJudgeServer, Reply
+from agentevals.testing._schema_replies import schema_responder
 
-__all__ = ["ChatRequest", "FakeJudgeServer", "Reply"]
+__all__ = ["ChatRequest", "FakeJudgeServer", "Reply", "schema_responder"]

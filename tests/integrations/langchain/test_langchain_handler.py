@@ -1,0 +1,244 @@
+"""ScorerCallbackHandler on real create_agent agents, LCEL chains, a RAG chain and LangGraph streams."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+import pytest
+from agentevals_langchain import ScorerCallbackHandler
+from agentevals_langchain.testing import ScriptedChatModel
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+from agentevals import ScoringEngine, create_scorer
+from agentevals.sinks import MemorySink
+
+
+def ask(city: str) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": city}]}
+
+
+def test_two_tool_agent_run_has_messages_tools_usage_and_ids(weather_agent: Any, engine: Any) -> None:
+    handler = ScorerCallbackHandler(engine=engine)
+    root_id = uuid.uuid4()
+    result = weather_agent.invoke(
+        ask("Paris"),
+        config={
+            "callbacks": [handler],
+            "run_id": root_id,
+            "tags": ["prod"],
+            "metadata": {"session": "s1", "ground_truth": "sunny"},
+        },
+    )
+    assert result["messages"][-1].text == "It is sunny in Paris and 2+3=5."
+    (run,) = engine.runs
+    assert run.run_id == run.trace_id == str(root_id)
+    assert run.entity == "LangGraph"
+    assert [m.content for m in run.system_messages] == ["You are a weather assistant."]
+    assert run.input_text == "Paris"
+    assert run.output_text == "It is sunny in Paris and 2+3=5."
+    calls = run.output_messages[0].tool_invocations
+    assert [(c.tool_name, c.args, c.result, c.state) for c in calls] == [
+        ("get_weather", {"city": "Paris"}, "sunny in Paris", "result"),
+        ("add", {"a": 2, "b": 3}, "5", "result"),  # ToolMessage content is text
+    ]
+    assert all(c.duration_ms is not None and c.duration_ms >= 0 for c in calls)
+    assert run.output_messages[0].reasoning == "I need the weather in Paris and a sum."
+    assert run.ground_truth == "sunny"
+    assert run.metadata["session"] == "s1" and run.metadata["tags"] == ["prod"]
+    assert "ground_truth" not in run.metadata
+    usage = run.metadata["usage"]
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"] > 0
+    assert run.metadata["model_calls"] == 2 and run.metadata["tool_calls"] == 2
+    assert run.error is None and run.duration_ms is not None and run.started_at is not None
+    assert handler.open_runs == 0
+
+
+def test_lcel_chain_input_system_prompt_and_text_output(engine: Any) -> None:
+    prompt = ChatPromptTemplate.from_messages([("system", "Answer in one word."), ("human", "{question}")])
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="Paris")]))
+    chain = prompt | model | StrOutputParser()
+    handler = ScorerCallbackHandler(engine=engine, entity="capitals")
+    assert chain.invoke({"question": "Capital of France?"}, config={"callbacks": [handler]}) == "Paris"
+    (run,) = engine.runs
+    assert run.entity == "capitals"
+    assert run.input_text == "Capital of France?"
+    assert [m.content for m in run.system_messages] == ["Answer in one word."]
+    assert run.output_text == "Paris"
+    assert run.request_context == {"inputs": {"question": "Capital of France?"}}
+
+
+class TinyRetriever(BaseRetriever):
+    docs: list[str]
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        return [Document(page_content=d) for d in self.docs if any(w in d for w in query.split())]
+
+
+def test_rag_chain_captures_retrieved_documents_as_context(engine: Any) -> None:
+    retriever = TinyRetriever(docs=["Paris is the capital of France.", "Berlin is in Germany."])
+    prompt = ChatPromptTemplate.from_messages([("human", "Context: {context}\nQuestion: {question}")])
+    model = ScriptedChatModel(respond=lambda messages: "Paris.")
+    chain = (
+        {
+            "context": retriever | RunnableLambda(lambda docs: "\n".join(d.page_content for d in docs)),
+            "question": RunnablePassthrough(),
+        }
+        | prompt
+        | model
+        | StrOutputParser()
+    )
+    chain.invoke("capital France", config={"callbacks": [ScorerCallbackHandler(engine=engine)]})
+    (run,) = engine.runs
+    assert run.context == ["Paris is the capital of France."]
+    assert run.input_text == "capital France"
+    assert run.output_text == "Paris."
+
+
+def test_raising_tool_is_skipped_by_default_and_recorded_with_score_errors(
+    broken_agent: Any, engine: Any
+) -> None:
+    handler = ScorerCallbackHandler(engine=engine)
+    with pytest.raises(RuntimeError, match="backend down"):
+        broken_agent.invoke(ask("x"), config={"callbacks": [handler]})
+    assert engine.runs == [] and handler.open_runs == 0
+
+    handler = ScorerCallbackHandler(engine=engine, score_errors=True)
+    with pytest.raises(RuntimeError):
+        broken_agent.invoke(ask("x"), config={"callbacks": [handler]})
+    (run,) = engine.runs
+    assert run.error == "RuntimeError: backend down for x"
+    (call,) = run.output_messages[0].tool_invocations
+    assert call.tool_name == "broken_lookup" and call.state == "error"
+    assert call.error == "RuntimeError: backend down for x" and call.failed
+    assert handler.open_runs == 0
+
+
+async def test_fifty_concurrent_ainvokes_share_one_handler_without_mixing(
+    weather_agent: Any, engine: Any
+) -> None:
+    handler = ScorerCallbackHandler(engine=engine)
+    cities = [f"city-{i}" for i in range(50)]
+    await asyncio.gather(*[weather_agent.ainvoke(ask(c), config={"callbacks": [handler]}) for c in cities])
+    assert len(engine.runs) == 50
+    assert len({r.run_id for r in engine.runs}) == 50
+    for run in engine.runs:
+        city = run.input_text
+        assert run.output_text == f"It is sunny in {city} and 2+3=5."
+        args = [c.args for c in run.output_messages[0].tool_invocations]
+        assert args == [{"city": city}, {"a": 2, "b": 3}]
+    assert sorted(r.input_text for r in engine.runs) == sorted(cities)
+    assert handler.open_runs == 0
+
+
+def test_sync_stream_and_threads_from_parallel_tools(weather_agent: Any, engine: Any) -> None:
+    handler = ScorerCallbackHandler(engine=engine)
+    chunks = list(weather_agent.stream(ask("Oslo"), config={"callbacks": [handler]}, stream_mode="updates"))
+    assert chunks
+    (run,) = engine.runs
+    assert run.output_text == "It is sunny in Oslo and 2+3=5."
+    assert [c.state for c in run.output_messages[0].tool_invocations] == ["result", "result"]
+
+
+async def test_astream_messages_mode(weather_agent: Any, engine: Any) -> None:
+    handler = ScorerCallbackHandler(engine=engine)
+    async for _ in weather_agent.astream(
+        ask("Rome"), config={"callbacks": [handler]}, stream_mode="messages"
+    ):
+        pass
+    (run,) = engine.runs
+    assert run.input_text == "Rome" and run.output_text == "It is sunny in Rome and 2+3=5."
+
+
+def test_bare_chat_model_call_is_its_own_root(engine: Any) -> None:
+    model = ScriptedChatModel(respond=lambda messages: "pong")
+    model.invoke(
+        [("system", "Be terse."), ("human", "ping")],
+        config={"callbacks": [ScorerCallbackHandler(engine=engine)]},
+    )
+    (run,) = engine.runs
+    assert run.input_text == "ping" and run.output_text == "pong"
+    assert [m.content for m in run.system_messages] == ["Be terse."]
+
+
+def test_agent_inside_an_outer_runnable_is_one_run(weather_agent: Any, engine: Any) -> None:
+    outer = RunnableLambda(lambda city: weather_agent.invoke(ask(city)))
+    outer.invoke("Lima", config={"callbacks": [ScorerCallbackHandler(engine=engine)]})
+    (run,) = engine.runs
+    assert run.input_text == "Lima"
+    assert run.output_text == "It is sunny in Lima and 2+3=5."
+
+
+class ExplodingEngine:
+    def submit(self, run: Any) -> bool:
+        raise RuntimeError("engine exploded")
+
+
+def test_handler_never_raises_into_the_chain(
+    weather_agent: Any, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, engine: Any
+) -> None:
+    handler = ScorerCallbackHandler(engine=ExplodingEngine())
+    with caplog.at_level(logging.ERROR, logger="agentevals"):
+        result = weather_agent.invoke(ask("Quito"), config={"callbacks": [handler]})
+    assert result["messages"][-1].text.startswith("It is sunny in Quito")
+    assert "could not submit run" in caplog.text
+
+    import agentevals_langchain._handler as handler_module
+
+    def broken_build(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("capture bug")
+
+    monkeypatch.setattr(handler_module, "build_run", broken_build)
+    handler = ScorerCallbackHandler(engine=engine)
+    result = weather_agent.invoke(ask("Quito"), config={"callbacks": [handler]})
+    assert result["messages"][-1].text.startswith("It is sunny in Quito")
+    assert engine.runs == [] and handler.open_runs == 0
+
+
+def test_abandoned_runs_are_bounded(engine: Any) -> None:
+    handler = ScorerCallbackHandler(engine=engine, max_open_runs=3)
+    for _ in range(5):  # chain starts that never end (e.g. abandoned streams)
+        handler.on_chain_start(None, {"input": "x"}, run_id=uuid.uuid4(), name="chain")
+    assert handler.open_runs == 3 and handler.dropped_open_runs == 2
+
+
+def test_constructor_validates_its_arguments(engine: Any) -> None:
+    scorer = create_scorer(id="one").generate_score(lambda **_: 1.0)
+    with pytest.raises(ValueError, match="either engine= or scorers="):
+        ScorerCallbackHandler(engine=engine, scorers=[scorer])
+    with pytest.raises(ValueError, match="needs scorers="):
+        ScorerCallbackHandler()
+
+
+def test_end_to_end_with_the_real_engine_and_sampling(weather_agent: Any) -> None:
+    mentions_city = create_scorer(id="mentions_city").generate_score(
+        lambda run, **_: 1.0 if run.input_text in run.output_text else 0.0
+    )
+    used_tools = create_scorer(id="used_tools").generate_score(
+        lambda run, **_: float(len(run.output_messages[0].tool_invocations))
+    )
+    memory = MemorySink()
+    handler = ScorerCallbackHandler(
+        scorers={"mentions_city": mentions_city, "used_tools": {"scorer": used_tools, "sampling": 0.0}},
+        sinks=[memory],
+    )
+    assert isinstance(handler.engine, ScoringEngine)
+    ids = [uuid.uuid4() for _ in range(4)]
+    for i, run_id in enumerate(ids):
+        weather_agent.invoke(ask(f"c{i}"), config={"callbacks": [handler], "run_id": run_id})
+    assert handler.flush(10)
+    handler.shutdown(10)
+    assert sorted(r.trace_id for r in memory.records) == sorted(str(i) for i in ids)
+    assert {r.scorer_id for r in memory.records} == {"mentions_city"}
+    assert all(r.score == 1.0 and r.source == "live" for r in memory.records)

@@ -1,0 +1,87 @@
+"""ScoringMiddleware inside real create_agent agents (sync, async, streaming, several instances)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+from agentevals_langchain import ScoringMiddleware
+
+from agentevals import create_scorer
+from agentevals.sinks import MemorySink
+
+
+def ask(city: str) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": city}]}
+
+
+def test_middleware_captures_the_run(engine: Any, make_agent: Any) -> None:
+    agent = make_agent(ScoringMiddleware(engine=engine), name="weather")
+    agent.invoke(ask("Paris"), config={"metadata": {"ground_truth": "sunny", "user": "u1"}})
+    (run,) = engine.runs
+    assert run.entity == "weather"
+    assert [m.content for m in run.system_messages] == ["You are a weather assistant."]
+    assert run.input_text == "Paris" and run.output_text == "It is sunny in Paris and 2+3=5."
+    calls = run.output_messages[0].tool_invocations
+    assert [(c.tool_name, c.result, c.state) for c in calls] == [
+        ("get_weather", "sunny in Paris", "result"),
+        ("add", "5", "result"),
+    ]
+    assert all(c.duration_ms is not None for c in calls)
+    assert run.ground_truth == "sunny" and run.metadata["user"] == "u1"
+    assert run.metadata["usage"]["total_tokens"] > 0 and run.metadata["model_calls"] == 2
+    assert run.duration_ms is not None and run.duration_ms > 0
+
+
+async def test_async_and_concurrent_runs(engine: Any, make_agent: Any) -> None:
+    agent = make_agent(ScoringMiddleware(engine=engine))
+    cities = [f"c{i}" for i in range(20)]
+    await asyncio.gather(*[agent.ainvoke(ask(c)) for c in cities])
+    assert sorted(r.input_text for r in engine.runs) == sorted(cities)
+    assert all(r.output_text == f"It is sunny in {r.input_text} and 2+3=5." for r in engine.runs)
+    assert len({r.run_id for r in engine.runs}) == 20
+
+
+def test_streaming(engine: Any, make_agent: Any) -> None:
+    agent = make_agent(ScoringMiddleware(engine=engine))
+    assert list(agent.stream(ask("Oslo"), stream_mode="updates"))
+    (run,) = engine.runs
+    assert run.output_text == "It is sunny in Oslo and 2+3=5."
+
+
+def test_two_instances_have_distinct_names_and_both_score(
+    engine: Any, new_engine: Any, make_agent: Any
+) -> None:
+    other = new_engine()
+    first, second = ScoringMiddleware(engine=engine), ScoringMiddleware(engine=other)
+    assert first.name != second.name
+    make_agent(first, second).invoke(ask("Lima"))
+    assert len(engine.runs) == len(other.runs) == 1
+    assert engine.runs[0].run_id != other.runs[0].run_id
+
+
+def test_middleware_never_raises(caplog: pytest.LogCaptureFixture, make_agent: Any) -> None:
+    class Exploding:
+        def submit(self, run: Any) -> bool:
+            raise RuntimeError("engine exploded")
+
+    agent = make_agent(ScoringMiddleware(engine=Exploding()))
+    with caplog.at_level(logging.ERROR, logger="agentevals"):
+        result = agent.invoke(ask("Quito"))
+    assert result["messages"][-1].text == "It is sunny in Quito and 2+3=5."
+    assert "could not submit run" in caplog.text
+
+
+def test_end_to_end_with_scorers_and_sinks(make_agent: Any) -> None:
+    memory = MemorySink()
+    short = create_scorer(id="short").generate_score(lambda run, **_: float(len(run.output_text) < 80))
+    middleware = ScoringMiddleware(scorers=[short], sinks=[memory])
+    agent = make_agent(middleware)
+    for city in ("A", "B", "C"):
+        agent.invoke(ask(city))
+    assert middleware.flush(10)
+    middleware.shutdown(10)
+    assert [r.score for r in memory.records] == [1.0, 1.0, 1.0]
+    assert {r.scorer_id for r in memory.records} == {"short"}
