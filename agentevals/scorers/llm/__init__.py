@@ -15,6 +15,10 @@ from agentevals.scorers.llm._context_relevance import (
     ContextRelevanceOptions,
     create_context_relevance_scorer_llm,
 )
+from agentevals.scorers.llm._prompt_alignment import (
+    PromptAlignmentOptions,
+    create_prompt_alignment_scorer_llm,
+)
 from agentevals.scorers.llm._toxicity import ToxicityOptions, create_toxicity_scorer
 
 __all__ = [
@@ -26,6 +30,7 @@ __all__ = [
     "ContextRelevanceOptions",
     "FaithfulnessOptions",
     "HallucinationOptions",
+    "PromptAlignmentOptions",
     "ToxicityOptions",
     "create_answer_relevancy_scorer",
     "create_answer_similarity_scorer",
@@ -35,5 +40,6 @@ __all__ = [
     "create_context_relevance_scorer_llm",
     "create_faithfulness_scorer",
     "create_hallucination_scorer",
+    "create_prompt_alignment_scorer_llm",
     "create_toxicity_scorer",
 ]

@@ -1,0 +1,224 @@
+"""Prompt alignment: does the response follow the user's request and/or the system prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, field_validator
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep, StepResults
+from agentevals.scorers.llm._common import (
+    check_scale,
+    history_text,
+    make_judge,
+    merge_options,
+    query_text,
+    reason_step,
+    response_text,
+    scaled,
+)
+from agentevals.utils import get_combined_system_prompt
+
+INSTRUCTIONS = (
+    "You assess how well a response follows the instructions it was given: the intent, each explicit "
+    "requirement, completeness, and the requested format and tone. You are strict and specific."
+)
+Mode = Literal["user", "system", "both"]
+USER_WEIGHTS = (0.4, 0.3, 0.2, 0.1)
+SYSTEM_WEIGHTS = (0.35, 0.35, 0.15, 0.15)
+BOTH_WEIGHTS = (0.7, 0.3)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptAlignmentOptions:
+    """``evaluation_mode``: ``"user"``, ``"system"`` or ``"both"`` (default); ``scale``."""
+
+    evaluation_mode: Mode = "both"
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.evaluation_mode not in ("user", "system", "both"):
+            raise ValueError(
+                f"prompt alignment: evaluation_mode must be 'user', 'system' or 'both', "
+                f"got {self.evaluation_mode!r}"
+            )
+        check_scale("prompt alignment", self.scale)
+
+
+def _unit(value: float) -> float:
+    # a validator (not a JSON-schema bound) so providers' strict schemas stay simple; the judge's
+    # retry loop still rejects out-of-range scores
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"score must be between 0 and 1, got {value}")
+    return value
+
+
+class _Scored(BaseModel):
+    score: float
+
+    _check = field_validator("score")(_unit)
+
+
+class IntentAlignment(_Scored):
+    primary_intent: str
+    is_addressed: bool
+    reasoning: str
+
+
+class Requirement(BaseModel):
+    requirement: str
+    is_fulfilled: bool
+    reasoning: str
+
+
+class RequirementsFulfillment(BaseModel):
+    requirements: list[Requirement]
+    overall_score: float
+
+    _check = field_validator("overall_score")(_unit)
+
+
+class Completeness(_Scored):
+    missing_elements: list[str]
+    reasoning: str
+
+
+class ResponseAppropriateness(_Scored):
+    format_alignment: bool
+    tone_alignment: bool
+    reasoning: str
+
+
+class Alignment(BaseModel):
+    intent_alignment: IntentAlignment
+    requirements_fulfillment: RequirementsFulfillment
+    completeness: Completeness
+    response_appropriateness: ResponseAppropriateness
+    overall_assessment: str
+
+
+class BothAlignment(BaseModel):
+    user_alignment: Alignment
+    system_alignment: Alignment
+
+
+def weighted(alignment: Alignment, weights: tuple[float, float, float, float]) -> float:
+    """The weighted sum of an alignment's four dimension scores."""
+    parts = (
+        alignment.intent_alignment.score,
+        alignment.requirements_fulfillment.overall_score,
+        alignment.completeness.score,
+        alignment.response_appropriateness.score,
+    )
+    return sum(p * w for p, w in zip(parts, weights, strict=True))
+
+
+_SHAPE = """an object {"intent_alignment": {"score", "primary_intent", "is_addressed", "reasoning"},
+"requirements_fulfillment": {"requirements": [{"requirement", "is_fulfilled", "reasoning"}],
+"overall_score"}, "completeness": {"score", "missing_elements", "reasoning"},
+"response_appropriateness": {"score", "format_alignment", "tone_alignment", "reasoning"},
+"overall_assessment"}; every score is between 0 and 1"""
+
+
+def create_prompt_alignment_scorer_llm(
+    model: str | Judge,
+    options: PromptAlignmentOptions | Mapping[str, Any] | None = None,
+    **option_kwargs: Any,
+) -> Scorer:
+    """How well the response follows the prompt, in [0, scale].
+
+    Each assessed prompt gets four scores (intent, requirements, completeness, appropriateness),
+    weighted 0.4/0.3/0.2/0.1 for the user prompt and 0.35/0.35/0.15/0.15 for the system prompt. Mode
+    ``"both"`` assesses the two prompts separately in one judge call and scores
+    ``0.7 × user + 0.3 × system`` (Mastra reused the user score for the system part). Earlier turns
+    (``remembered_messages``) are shown to the judge, so short replies like "yes" are understood.
+
+    >>> create_prompt_alignment_scorer_llm("openai/gpt-4o-mini", evaluation_mode="user").name
+    'Prompt Alignment (LLM)'
+    """
+    opts = merge_options(PromptAlignmentOptions, options, option_kwargs)
+    judge = make_judge(model, INSTRUCTIONS)
+    mode = opts.evaluation_mode
+
+    def prompts_of(run: Run) -> tuple[str, str, str]:
+        user, system, response = (
+            query_text(run),
+            get_combined_system_prompt(run.input).strip(),
+            response_text(run),
+        )
+        if mode == "both" and not (user and system):
+            raise ValueError(
+                "Both user and system prompts are required for combined alignment scoring; give the "
+                "run system_messages, or use evaluation_mode='user'"
+            )
+        if mode == "user" and not user:
+            raise ValueError("User prompt is required for user prompt alignment scoring")
+        if mode == "system" and not system:
+            raise ValueError(
+                "System prompt is required for system prompt alignment scoring; give the run "
+                "system_messages (or tagged_system_messages)"
+            )
+        if not response:
+            raise ValueError("Agent response is required for prompt alignment scoring")
+        return user, system, response
+
+    def analysis_prompt(run: Run) -> str:
+        user, system, response = prompts_of(run)
+        history = history_text(run)
+        sections = [f"Earlier conversation:\n{history}\n"] if history else []
+        if mode != "user":
+            sections.append(f"System prompt:\n{system}\n")
+        if mode != "system":
+            sections.append(f"User prompt:\n{user}\n")
+        sections.append(f"Response:\n{response}\n")
+        if mode == "both":
+            task = (
+                "Assess the response twice, separately: against the user prompt (user_alignment) and "
+                "against the system prompt's instructions (system_alignment). Return "
+                f'{{"user_alignment": A, "system_alignment": A}} where A is {_SHAPE}.'
+            )
+        else:
+            which = "user prompt" if mode == "user" else "system prompt's instructions"
+            task = f"Assess the response against the {which}. Return {_SHAPE}."
+        return f"""{task}
+- intent: what the prompt mainly asks for, and whether the response addresses it;
+- requirements: each explicit requirement (constraints, steps, format, length) and whether it is met;
+- completeness: what is missing;
+- appropriateness: whether format and tone fit what was asked.
+
+{chr(10).join(sections)}"""
+
+    def score(results: StepResults) -> float:
+        analysis = results.analyze_step_result
+        if isinstance(analysis, BothAlignment):
+            user = weighted(analysis.user_alignment, USER_WEIGHTS)
+            system = weighted(analysis.system_alignment, SYSTEM_WEIGHTS)
+            value = BOTH_WEIGHTS[0] * user + BOTH_WEIGHTS[1] * system
+        else:
+            value = weighted(analysis, USER_WEIGHTS if mode == "user" else SYSTEM_WEIGHTS)
+        return scaled(value, opts.scale)
+
+    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+        return f"""Explain in two or three sentences why the response's prompt alignment score is {score}
+(out of {opts.scale}; mode: {mode}), naming unmet requirements or missing elements.
+
+Assessment: {results.analyze_step_result.model_dump_json()}"""
+
+    schema: type[BaseModel] = BothAlignment if mode == "both" else Alignment
+    return (
+        create_scorer(
+            id="prompt-alignment-scorer",
+            name="Prompt Alignment (LLM)",
+            description=f"How well the response follows the {mode} prompt(s)",
+            judge=judge,
+            type="agent",
+        )
+        .analyze(PromptStep("Assess the response against the prompt(s)", analysis_prompt, schema))
+        .generate_score(score)
+        .generate_reason(reason_step(judge, reason_prompt))
+    )
