@@ -1,0 +1,120 @@
+"""Readable tables (rich) for an ``EvalResult`` and a stored-results ``Report``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentevals._evals._report import Group, Report
+from agentevals._evals._summary import EvalResult, ScorerStats
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def render_eval(result: EvalResult, console: Console, *, max_failures: int = 10) -> None:
+    """Per scorer: mean, stdev, min, max, pass rate, threshold, errors; then failing items and the verdict."""
+    from rich.table import Table
+
+    table = Table(title="agentevals: scores", title_justify="left")
+    for name in ("scorer", "mean", "stdev", "min", "max", "pass rate", "threshold", "errors"):
+        table.add_column(name, justify="left" if name in ("scorer", "threshold") else "right")
+    for stats in result.summary.scorers.values():
+        table.add_row(
+            _label(stats),
+            _num(stats.mean),
+            _num(stats.stdev),
+            _num(stats.min),
+            _num(stats.max),
+            _pct(stats.pass_rate),
+            _threshold(stats),
+            str(stats.errors),
+        )
+    console.print(table)
+    failing = [i for i in result.items if not i.passed]
+    for item in failing[:max_failures]:
+        detail = item.error or "; ".join(
+            f"{key}={_num(record.score)}" + (f" ({record.reason})" if record.reason else "")
+            if record.ok
+            else f"{key}: {record.error_type}: {record.error_message}"  # type: ignore[union-attr]
+            for key, record in item.results.items()
+        )
+        console.print(
+            f"[red]✗[/red] item {item.index}" + (f" (repeat {item.repeat})" if item.repeat else ""), end=" "
+        )
+        console.print(f"input={_short(item.input)}: {detail}", markup=False, highlight=False)
+    if len(failing) > max_failures:
+        console.print(f"... and {len(failing) - max_failures} more failing items")
+    for warning in result.summary.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    summary = result.summary
+    colour = {"passed": "green", "scored": "yellow", "failed": "red"}[result.verdict]
+    console.print(
+        f"{summary.total_items} items, {summary.total_runs} runs, {summary.failed_items} failed items, "
+        f"{summary.duration_ms / 1000:.2f} s: [bold {colour}]{result.verdict}[/bold {colour}]"
+    )
+
+
+def _label(stats: ScorerStats) -> str:
+    return f"{stats.key} (gate)" if stats.gate else stats.key
+
+
+def _threshold(stats: ScorerStats) -> str:
+    if stats.threshold is None:
+        return ""
+    mark = "[green]✓[/green]" if stats.passed else "[red]✗[/red]"
+    return f"{stats.threshold} {mark}"
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_report(report: Report, console: Console) -> None:
+    """Three tables: per scorer, per entity and scorer, per day and scorer."""
+    scope = [f"db {report.db}"]
+    if report.since:
+        scope.append(f"since {report.since}")
+    if report.source:
+        scope.append(f"source {report.source}")
+    console.print(
+        f"agentevals report: {', '.join(scope)}: {report.total} records, {report.failures} failures"
+    )
+    if not report.total:
+        console.print("no score records match")
+        return
+    _group_table(console, "per scorer", report.by_scorer, ["scorer_id"], extra=True)
+    _group_table(console, "per entity", report.by_entity, ["entity", "scorer_id"])
+    _group_table(console, "per day (UTC)", report.by_day, ["day", "scorer_id"])
+
+
+def _group_table(
+    console: Console, title: str, groups: list[Group], keys: list[str], *, extra: bool = False
+) -> None:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for key in keys:
+        table.add_column(key.replace("_id", ""))
+    for name in ("n", "mean", "stdev", "min", "max", "failures"):
+        table.add_column(name, justify="right")
+    if extra:
+        table.add_column("tokens", justify="right")
+        table.add_column("cost $", justify="right")
+        table.add_column("top error")
+    for group in groups:
+        cells = [str(group.key.get(k) or "-") for k in keys]
+        cells += [str(group.count), _num(group.mean), _num(group.stdev), _num(group.min), _num(group.max)]
+        cells.append(f"{group.failures} ({group.failure_rate:.0%})" if group.failures else "0")
+        if extra:
+            cells += [str(group.tokens), _num(group.cost_usd, 4), group.top_error or ""]
+        table.add_row(*cells)
+    console.print(table)

@@ -1,0 +1,321 @@
+"""The ``agentevals`` command: ``demo``, ``eval``, ``report`` and ``replay``.
+
+Exit codes: 0 success, 1 a threshold or gate failed or an item errored (``eval``), 2 usage errors.
+Example: ``agentevals eval data.jsonl --target app:agent --scorer exact_match --threshold exact_match=0.8``
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agentevals._scorer import Scorer
+
+#: Modules searched, in order, for a ``--scorer NAME`` (a prebuilt scorer object or a factory).
+SCORER_MODULES = (
+    "agentevals.scorers",
+    "agentevals.scorers.llm",
+    "agentevals.scorers.code",
+    "agentevals.scorers.checks",
+    "agentevals.scorers.trajectory",
+)
+
+
+class UsageError(Exception):
+    """A bad command line: printed without a traceback, exit code 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exit:  # argparse: --help (0) or a usage error (2)
+        return exit.code if isinstance(exit.code, int) else 2
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        code: int = args.handler(args)
+    except UsageError as err:
+        print(f"agentevals {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    return code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentevals", description="Evaluate LLM agents and chains.")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,eval,report,replay}")
+
+    demo = sub.add_parser("demo", help="run the LangChain demo (needs agentevals-langchain)", add_help=False)
+    demo.add_argument("rest", nargs=argparse.REMAINDER)
+    demo.set_defaults(handler=_demo)
+
+    ev = sub.add_parser("eval", help="run a target over a dataset and score it")
+    ev.add_argument("dataset", help="a .jsonl, .json, .csv or .yaml file of items with an 'input'")
+    ev.add_argument("--target", required=True, help="module:object (or path/to/file.py:object)")
+    ev.add_argument(
+        "--scorer",
+        action="append",
+        required=True,
+        metavar="NAME[:JSON]",
+        help='a scorer in agentevals.scorers (exact_match, regex:{"pattern":"^a"}) or module:object',
+    )
+    ev.add_argument("--concurrency", type=int, default=4)
+    ev.add_argument("--repeats", type=int, default=1)
+    ev.add_argument(
+        "--threshold", action="append", default=[], metavar="SCORER=MIN", help="e.g. exact_match=0.7"
+    )
+    ev.add_argument("--db", help="also store every record in this SQLite file")
+    ev.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
+    ev.add_argument("--no-progress", action="store_true")
+    ev.set_defaults(handler=_eval)
+
+    rep = sub.add_parser("report", help="summarise stored score records")
+    rep.add_argument("--db", default="agentevals.db")
+    rep.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
+    rep.add_argument("--source", choices=["live", "test"])
+    rep.add_argument("--table", default="agentevals_scores")
+    rep.add_argument("--json", action="store_true")
+    rep.set_defaults(handler=_report)
+
+    rp = sub.add_parser("replay", help="re-send a dead-letter file to the SQLite store")
+    rp.add_argument("deadletter")
+    rp.add_argument("--db", default="agentevals.db")
+    rp.set_defaults(handler=_replay)
+    return parser
+
+
+# -- demo -------------------------------------------------------------------------------------------
+
+
+def _demo(args: argparse.Namespace) -> int:
+    try:
+        from agentevals_langchain.demo import main as demo_main  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as err:
+        print(
+            "agentevals demo needs the LangChain integration: pip install agentevals-langchain "
+            f"(or `uv sync` in the agentevals repository). ({err})",
+            file=sys.stderr,
+        )
+        return 2
+    return int(demo_main(list(args.rest)))
+
+
+# -- eval -------------------------------------------------------------------------------------------
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from agentevals._evals import run_evals
+
+    target = load_object(args.target, "--target")
+    scorers = [load_scorer(spec) for spec in args.scorer]
+    thresholds = _thresholds(args.threshold)
+    sinks: list[Any] = []
+    if args.db:
+        from agentevals.sinks import SQLiteSink
+
+        sinks.append(SQLiteSink(args.db))
+    try:
+        result = run_evals(
+            args.dataset,
+            scorers,
+            target,
+            concurrency=args.concurrency,
+            repeats=args.repeats,
+            thresholds=thresholds,
+            sinks=sinks,
+            progress=not args.no_progress,
+        )
+    except (ValueError, TypeError) as err:
+        raise UsageError(str(err)) from err
+    finally:
+        for sink in sinks:
+            _close(sink)
+    if args.json:
+        print(json.dumps(_result_json(result), indent=2))
+    else:
+        from agentevals._evals._render import render_eval
+
+        render_eval(result, _console())
+    return 0 if result.passed else 1
+
+
+def _close(sink: Any) -> None:
+    from agentevals._sync import run_sync
+
+    run_sync(sink.close())
+
+
+def _thresholds(values: list[str]) -> dict[str, float]:
+    out = {}
+    for value in values:
+        name, sep, number = value.rpartition("=")
+        try:
+            out[name] = float(number)
+        except ValueError:
+            name = ""
+        if not sep or not name:
+            raise UsageError(f"--threshold {value!r}: expected SCORER=MIN, e.g. exact_match=0.8")
+    return out
+
+
+def _result_json(result: Any) -> dict[str, Any]:
+    summary = result.summary
+    return {
+        "verdict": result.verdict,
+        "scores": result.scores,
+        "total_items": summary.total_items,
+        "total_runs": summary.total_runs,
+        "failed_items": summary.failed_items,
+        "scorers": {
+            key: {
+                "mean": s.mean,
+                "stdev": s.stdev,
+                "min": s.min,
+                "max": s.max,
+                "count": s.count,
+                "errors": s.errors,
+                "pass_rate": s.pass_rate,
+                "passed": s.passed,
+            }
+            for key, s in summary.scorers.items()
+        },
+    }
+
+
+def load_object(spec: str, option: str) -> Any:
+    """Import ``module:attr.path`` (or ``file.py:attr``); the current directory is importable."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"{option} {spec!r}: expected module:object, e.g. myapp.agents:support_agent")
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        if module_name.endswith(".py"):
+            module = _module_from_file(Path(module_name))
+        else:
+            module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise UsageError(f"{option} {spec!r}: cannot import {module_name!r} ({err})") from err
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"{option} {spec!r}: {module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _module_from_file(path: Path) -> Any:
+    if not path.is_file():
+        raise ImportError(f"no file {str(path)!r}")
+    module_spec = importlib.util.spec_from_file_location(path.stem, path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"cannot load {str(path)!r}")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[path.stem] = module
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def load_scorer(spec: str) -> Scorer:
+    """``NAME``, ``NAME:{json options}``, ``module:object`` or ``module:object:{json options}``.
+
+    A factory is called with the options as keyword arguments; a scorer object takes no options.
+    """
+    head, sep, options_text = spec.partition(":{")
+    options: dict[str, Any] = {}
+    if sep:
+        try:
+            options = json.loads("{" + options_text)
+        except json.JSONDecodeError as err:
+            raise UsageError(f"--scorer {spec!r}: the options are not valid JSON ({err.msg})") from err
+        if not isinstance(options, dict):
+            raise UsageError(f"--scorer {spec!r}: the options must be a JSON object")
+    obj = load_object(head, "--scorer") if ":" in head else _prebuilt(head)
+    if isinstance(obj, Scorer):
+        if options:
+            raise UsageError(f"--scorer {spec!r}: {head!r} is a ready scorer and takes no options")
+        return obj
+    if not callable(obj):
+        raise UsageError(f"--scorer {spec!r}: {head!r} is neither a Scorer nor a factory returning one")
+    try:
+        scorer = obj(**options)
+    except TypeError as err:
+        raise UsageError(f"--scorer {spec!r}: {err}") from err
+    if not isinstance(scorer, Scorer):
+        raise UsageError(f"--scorer {spec!r}: {head!r} returned {type(scorer).__name__}, not a Scorer")
+    return scorer
+
+
+def _prebuilt(name: str) -> Any:
+    attr = name.replace("-", "_")
+    for module_name in SCORER_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if not attr.startswith("_") and hasattr(module, attr):
+            return getattr(module, attr)
+    known = sorted(
+        n for m in SCORER_MODULES if (mod := _try_import(m)) is not None for n in getattr(mod, "__all__", [])
+    )
+    raise UsageError(f"unknown scorer {name!r}; prebuilt scorers: {', '.join(known)} (or use module:object)")
+
+
+def _try_import(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+# -- report / replay --------------------------------------------------------------------------------
+
+
+def _report(args: argparse.Namespace) -> int:
+    from agentevals._evals._report import build_report, parse_since
+
+    try:
+        since = parse_since(args.since) if args.since else None
+        report = build_report(args.db, since=since, source=args.source, table=args.table)
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        from agentevals._evals._render import render_report
+
+        render_report(report, _console())
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from agentevals.sinks import SQLiteSink, replay
+
+    if not Path(args.deadletter).is_file():
+        raise UsageError(f"no dead-letter file at {args.deadletter!r}")
+    sink = SQLiteSink(args.db)
+    try:
+        delivered = replay(args.deadletter, sink)
+    finally:
+        _close(sink)
+    print(f"replayed {delivered} records into {args.db}")
+    return 0
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    # Wide enough for the tables when stdout is a file or a pipe (CI logs).
+    return Console(width=None if sys.stdout.isatty() else 160)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
