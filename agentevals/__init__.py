@@ -7,6 +7,7 @@
 """
 
 from agentevals._convert import messages_from_langchain, messages_from_openai
+from agentevals._decorator import scored
 from agentevals._engine import EngineStats, ScorerEntry, ScoringEngine
 from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, ScorerError
 from agentevals._evals import (
@@ -58,4 +59,5 @@ __all__ = [
     "messages_from_langchain",
     "messages_from_openai",
     "run_evals",
+    "scored",
 ]
