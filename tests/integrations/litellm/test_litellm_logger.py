@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-import litellm  # noqa: E402
+import litellm
+from agentevals_litellm import ScoringLogger
 
-from agentevals import PromptStep, Run, create_scorer  # noqa: E402
-from agentevals.sinks import MemorySink  # noqa: E402
-from agentevals.testing import FakeJudgeServer  # noqa: E402
-from agentevals_litellm import ScoringLogger  # noqa: E402
+from agentevals import PromptStep, Run, create_scorer
+from agentevals.sinks import MemorySink
+from agentevals.testing import FakeJudgeServer
 
 litellm.suppress_debug_info = True
 MODEL = "openai/gpt-4o-mini"
