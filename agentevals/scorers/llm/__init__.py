@@ -1,4 +1,9 @@
-"""LLM-judged prebuilt scorers: the judge labels, code computes the score."""
+"""LLM-judged prebuilt scorers: the judge labels, code computes the score.
+
+Each factory takes ``model`` (a LiteLLM model string or a configured :class:`~agentevals.Judge`),
+``options`` (its options dataclass or a dict, camelCase keys accepted) and option keywords; options
+merge key by key with the defaults and invalid ones raise ``ValueError`` at construction.
+"""
 
 from agentevals.scorers.llm._answer_relevancy import AnswerRelevancyOptions, create_answer_relevancy_scorer
 from agentevals.scorers.llm._answer_similarity import AnswerSimilarityOptions, create_answer_similarity_scorer
@@ -15,11 +20,26 @@ from agentevals.scorers.llm._context_relevance import (
     ContextRelevanceOptions,
     create_context_relevance_scorer_llm,
 )
+from agentevals.scorers.llm._multi_turn_judge import MultiTurnJudgeOptions, create_multi_turn_judge_scorer
+from agentevals.scorers.llm._noise_sensitivity import (
+    NoiseSensitivityOptions,
+    create_noise_sensitivity_scorer_llm,
+)
 from agentevals.scorers.llm._prompt_alignment import (
     PromptAlignmentOptions,
     create_prompt_alignment_scorer_llm,
 )
+from agentevals.scorers.llm._rubric import RubricCriterion, RubricOptions, create_rubric_scorer
+from agentevals.scorers.llm._summarization import SummarizationOptions, create_summarization_scorer
+from agentevals.scorers.llm._tool_call_accuracy import (
+    ToolCallAccuracyLLMOptions,
+    create_tool_call_accuracy_scorer_llm,
+)
 from agentevals.scorers.llm._toxicity import ToxicityOptions, create_toxicity_scorer
+from agentevals.scorers.llm._trajectory_accuracy import (
+    TrajectoryAccuracyLLMOptions,
+    create_trajectory_accuracy_scorer_llm,
+)
 
 __all__ = [
     "AnswerRelevancyOptions",
@@ -30,8 +50,15 @@ __all__ = [
     "ContextRelevanceOptions",
     "FaithfulnessOptions",
     "HallucinationOptions",
+    "MultiTurnJudgeOptions",
+    "NoiseSensitivityOptions",
     "PromptAlignmentOptions",
+    "RubricCriterion",
+    "RubricOptions",
+    "SummarizationOptions",
+    "ToolCallAccuracyLLMOptions",
     "ToxicityOptions",
+    "TrajectoryAccuracyLLMOptions",
     "create_answer_relevancy_scorer",
     "create_answer_similarity_scorer",
     "create_bias_scorer",
@@ -40,6 +67,12 @@ __all__ = [
     "create_context_relevance_scorer_llm",
     "create_faithfulness_scorer",
     "create_hallucination_scorer",
+    "create_multi_turn_judge_scorer",
+    "create_noise_sensitivity_scorer_llm",
     "create_prompt_alignment_scorer_llm",
+    "create_rubric_scorer",
+    "create_summarization_scorer",
+    "create_tool_call_accuracy_scorer_llm",
     "create_toxicity_scorer",
+    "create_trajectory_accuracy_scorer_llm",
 ]

@@ -1,0 +1,185 @@
+"""Tool call accuracy (LLM): were the tools the agent called appropriate for the request."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep, StepResults
+from agentevals.scorers.llm._common import (
+    check_scale,
+    expect_count,
+    make_judge,
+    merge_options,
+    query_text,
+    reason_step,
+    response_text,
+    scaled,
+)
+from agentevals.utils import extract_tool_calls
+
+INSTRUCTIONS = (
+    "You judge an agent's tool selection strictly: a tool call is appropriate only when it directly "
+    "serves the user's explicit request. Asking for clarification instead of calling tools is "
+    "appropriate when the request is too vague to act on."
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str = ""
+
+
+def tool_spec(tool: Any) -> ToolSpec:
+    """A name and description from a dict, a LangChain tool, or any object with ``name``/``id``."""
+    if isinstance(tool, ToolSpec):
+        return tool
+
+    def get(key: str) -> Any:
+        return tool.get(key) if isinstance(tool, Mapping) else getattr(tool, key, None)
+
+    name = get("name") or get("id")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(
+            f"each available tool needs a name (a dict with 'name' and 'description', a LangChain tool, or "
+            f"an object with .name/.id); got {tool!r}"
+        )
+    description = get("description")
+    return ToolSpec(name.strip(), description.strip() if isinstance(description, str) else "")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallAccuracyLLMOptions:
+    """``available_tools`` (required), ``penalize_missing_tools`` (default True), ``scale``."""
+
+    available_tools: Sequence[Any] = ()
+    penalize_missing_tools: bool = True
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.available_tools, str | Mapping) or not self.available_tools:
+            raise ValueError(
+                "tool call accuracy (LLM) needs available_tools=[...]: the tools the agent could choose "
+                "from, as dicts {'name', 'description'}, LangChain tools, or objects with name/description"
+            )
+        object.__setattr__(self, "available_tools", tuple(tool_spec(t) for t in self.available_tools))
+        if not isinstance(self.penalize_missing_tools, bool):
+            raise ValueError("tool call accuracy (LLM): penalize_missing_tools must be True or False")
+        check_scale("tool call accuracy (LLM)", self.scale)
+
+
+class ToolEvaluation(BaseModel):
+    tool_called: str
+    was_appropriate: bool
+    reasoning: str
+
+
+class ToolAnalysis(BaseModel):
+    evaluations: list[ToolEvaluation]
+    missing_tools: list[str]
+
+
+def _tool_calls(run: Run) -> dict[str, Any]:
+    if not query_text(run) or run.output is None:
+        raise ValueError("tool call accuracy needs the user's request (run input) and the agent's output")
+    tools, infos = extract_tool_calls(run)
+    return {"actual_tools": tools, "has_tool_calls": bool(tools), "tool_call_infos": infos}
+
+
+def create_tool_call_accuracy_scorer_llm(
+    model: str | Judge,
+    options: ToolCallAccuracyLLMOptions | Mapping[str, Any] | None = None,
+    **option_kwargs: Any,
+) -> Scorer:
+    """Share of appropriate tool calls, in [0, scale].
+
+    ``appropriate / (calls + missing tools)``: a tool the agent should have called counts against it
+    (Mastra ignored missing tools once any tool was called; ``penalize_missing_tools=False`` restores
+    that). No calls scores ``scale`` when none was needed (e.g. the agent rightly asked for
+    clarification) and 0 when tools were missing.
+
+    >>> create_tool_call_accuracy_scorer_llm("openai/gpt-4o-mini", available_tools=[
+    ...     {"name": "weather-tool", "description": "Current weather"}]).name
+    'Tool Call Accuracy (LLM)'
+    """
+    opts = merge_options(ToolCallAccuracyLLMOptions, options, option_kwargs)
+    judge = make_judge(model, INSTRUCTIONS)
+    reference = "\n".join(f"- {t.name}: {t.description or '(no description)'}" for t in opts.available_tools)
+
+    def calls_text(run: Run) -> str:
+        lines = [
+            f"{i}. {inv.tool_name}({json.dumps(inv.args, ensure_ascii=False, default=str)})"
+            for i, inv in enumerate(
+                (
+                    inv
+                    for m in run.output_messages
+                    for inv in m.tool_invocations
+                    if inv.state != "partial-call"
+                ),
+                1,
+            )
+        ]
+        return "\n".join(lines) or "None"
+
+    def analysis_prompt(run: Run, results: StepResults) -> str:
+        count = len(results.preprocess_step_result["actual_tools"])
+        return f"""Evaluate the tool calls the agent made for the user's request.
+- For each call (in order), decide whether it was appropriate: it directly serves the explicit request.
+  A tool that is merely helpful, or a general tool used where a specific one exists, is not appropriate.
+- List tools from the available tools that the agent should have called but did not (missing_tools).
+- If the request is too vague and the agent asked for clarification without calling tools, that is
+  appropriate: return no evaluations and no missing tools.
+
+User request:
+{query_text(run)}
+
+Agent response:
+{response_text(run) or "(no text)"}
+
+Tools called:
+{calls_text(run)}
+
+Available tools:
+{reference}
+
+Return {{"evaluations": [{{"tool_called", "was_appropriate", "reasoning"}}], "missing_tools": [...]}} with
+exactly one evaluation per call ({count} evaluations)."""
+
+    def score(results: StepResults) -> float:
+        calls = results.preprocess_step_result["actual_tools"]
+        analysis: ToolAnalysis = results.analyze_step_result
+        expect_count(len(analysis.evaluations), len(calls), what="evaluations", per="tool calls")
+        missing = len(analysis.missing_tools)
+        if not analysis.evaluations:
+            return 0.0 if missing else scaled(1.0, opts.scale)
+        total = len(analysis.evaluations) + (missing if opts.penalize_missing_tools else 0)
+        return scaled(sum(e.was_appropriate for e in analysis.evaluations) / total, opts.scale)
+
+    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+        analysis: ToolAnalysis = results.analyze_step_result
+        return f"""Explain in ONE sentence why the agent's tool use scored {score} (out of {opts.scale}).
+
+User request: {query_text(run)}
+Evaluations: {analysis.model_dump_json()}"""
+
+    return (
+        create_scorer(
+            id="llm-tool-call-accuracy-scorer",
+            name="Tool Call Accuracy (LLM)",
+            description="Whether the agent's tool calls were appropriate for the request",
+            judge=judge,
+            type="agent",
+        )
+        .preprocess(_tool_calls)
+        .analyze(PromptStep("Judge each tool call's appropriateness", analysis_prompt, ToolAnalysis))
+        .generate_score(score)
+        .generate_reason(reason_step(judge, reason_prompt))
+    )

@@ -1,0 +1,204 @@
+"""Trajectory accuracy (LLM): were the agent's steps necessary, well ordered and complete."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep, StepResults
+from agentevals.scorers.llm._common import (
+    check_scale,
+    expect_count,
+    make_judge,
+    merge_options,
+    numbered,
+    query_text,
+    reason_step,
+    response_text,
+    scaled,
+)
+
+INSTRUCTIONS = (
+    "You evaluate the sequence of actions (tool calls and other steps) an agent took to complete a "
+    "task: whether each step was necessary, whether it came in a sensible order, and what was missing."
+)
+NECESSITY_WEIGHT, ORDER_WEIGHT, COMPLETENESS_WEIGHT = 0.6, 0.3, 0.1
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _step_line(step: Mapping[str, Any]) -> str:
+    kind = step.get("step_type") or step.get("stepType") or "tool_call"
+    details = []
+    for label, keys in (
+        ("args", ("args", "tool_args", "toolArgs")),
+        ("result", ("result", "tool_result", "toolResult")),
+    ):
+        value = next((step[k] for k in keys if step.get(k) is not None), None)
+        if value is not None:
+            details.append(f"{label}: {_dump(value)}")
+    if step.get("data") is not None:
+        details.append(f"data: {_dump(step['data'])}")
+    return f"[{kind}] {step.get('name', '?')}" + (f" ({', '.join(details)})" if details else "")
+
+
+def actual_steps(run: Run) -> list[dict[str, Any]]:
+    """The run's steps: ``run.output["steps"]`` for a trajectory, else the output's tool calls in order."""
+    if isinstance(run.output, Mapping) and isinstance(run.output.get("steps"), list):
+        return [dict(s) for s in run.output["steps"] if isinstance(s, Mapping)]
+    return [
+        {"step_type": "tool_call", "name": inv.tool_name, "args": inv.args, "result": inv.result}
+        for message in run.output_messages
+        for inv in message.tool_invocations
+        if inv.state != "partial-call" and inv.tool_name
+    ]
+
+
+def expected_steps(value: Any) -> list[dict[str, Any]] | None:
+    """Expected steps from names, dicts with ``name``, or ``{"steps": [...]}``; ``None`` when absent."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        value = value.get("steps")
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise ValueError("an expected trajectory must be a list of step names or dicts with a 'name'")
+    steps = []
+    for item in value:
+        if isinstance(item, str):
+            steps.append({"name": item})
+        elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
+            steps.append(dict(item))
+        else:
+            raise ValueError(f"an expected step needs a name, got {item!r}")
+    return steps or None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrajectoryAccuracyLLMOptions:
+    """``expected_trajectory`` (optional; else ``run.expected_trajectory``), ``scale``."""
+
+    expected_trajectory: Any = None
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expected_trajectory", expected_steps(self.expected_trajectory))
+        check_scale("trajectory accuracy (LLM)", self.scale)
+
+
+class StepEvaluation(BaseModel):
+    step_name: str
+    was_necessary: bool
+    was_in_order: bool
+    reasoning: str
+
+
+class TrajectoryAnalysis(BaseModel):
+    step_evaluations: list[StepEvaluation]
+    missing_steps: list[str]
+    extra_steps: list[str]
+    overall_assessment: str
+
+
+def create_trajectory_accuracy_scorer_llm(
+    model: str | Judge,
+    options: TrajectoryAccuracyLLMOptions | Mapping[str, Any] | None = None,
+    **option_kwargs: Any,
+) -> Scorer:
+    """Quality of the agent's action sequence, in [0, scale].
+
+    ``0.6 × necessary share + 0.3 × in-order share + 0.1 × (1 − missing / (steps + missing))``, so a
+    perfect trajectory scores 1 (Mastra subtracted the missing share instead, capping perfection at 0.9).
+    No steps scores 0 when steps were missing, else ``scale``. Compared with ``expected_trajectory`` or
+    ``run.expected_trajectory`` when given; otherwise judged against the task.
+
+    >>> create_trajectory_accuracy_scorer_llm("openai/gpt-4o-mini", expected_trajectory=["search"]).id
+    'llm-trajectory-accuracy-scorer'
+    """
+    opts = merge_options(TrajectoryAccuracyLLMOptions, options, option_kwargs)
+    judge = make_judge(model, INSTRUCTIONS)
+
+    def preprocess(run: Run) -> dict[str, Any]:
+        steps = actual_steps(run)
+        expected = opts.expected_trajectory or expected_steps(run.expected_trajectory)
+        return {
+            "actual_steps": steps,
+            "actual_trajectory": numbered([_step_line(s) for s in steps]),
+            "expected_trajectory": numbered([_step_line(s) for s in expected]) if expected else None,
+            "has_steps": bool(steps),
+        }
+
+    def analysis_prompt(run: Run, results: StepResults) -> str:
+        pre = results.preprocess_step_result
+        expected = pre["expected_trajectory"]
+        comparison = (
+            f"\nExpected trajectory (compare against it):\n{expected}\n"
+            if expected
+            else "\nNo expected trajectory is given: judge the steps against what the task requires.\n"
+        )
+        return f"""Evaluate the agent's steps for the task, one evaluation per step in order: was it
+necessary, and was it in a logical position? List steps that should have been taken but were not
+(missing_steps) and unnecessary or redundant ones (extra_steps), and give a one-sentence assessment.
+
+Task:
+{query_text(run) or "(none)"}
+
+Agent's final response:
+{response_text(run) or "(none)"}
+
+Steps taken:
+{pre["actual_trajectory"]}
+{comparison}
+Return {{"step_evaluations": [{{"step_name", "was_necessary", "was_in_order", "reasoning"}}],
+"missing_steps": [...], "extra_steps": [...], "overall_assessment": "..."}} with exactly one evaluation
+per step ({len(pre["actual_steps"])} evaluations)."""
+
+    def score(results: StepResults) -> float:
+        analysis: TrajectoryAnalysis = results.analyze_step_result
+        evaluations = analysis.step_evaluations
+        expect_count(
+            len(evaluations),
+            len(results.preprocess_step_result["actual_steps"]),
+            what="evaluations",
+            per="steps",
+        )
+        missing = len(analysis.missing_steps)
+        if not evaluations:
+            return 0.0 if missing else scaled(1.0, opts.scale)
+        n = len(evaluations)
+        value = (
+            NECESSITY_WEIGHT * sum(e.was_necessary for e in evaluations) / n
+            + ORDER_WEIGHT * sum(e.was_in_order for e in evaluations) / n
+            + COMPLETENESS_WEIGHT * (1 - missing / (n + missing))
+        )
+        return scaled(min(max(value, 0.0), 1.0), opts.scale)
+
+    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+        analysis: TrajectoryAnalysis = results.analyze_step_result
+        return f"""Explain in two or three sentences why the agent's trajectory scored {score} (out of
+{opts.scale}), naming unnecessary, misplaced or missing steps.
+
+Task: {query_text(run)}
+Evaluation: {analysis.model_dump_json()}"""
+
+    return (
+        create_scorer(
+            id="llm-trajectory-accuracy-scorer",
+            name="Trajectory Accuracy (LLM)",
+            description="Necessity, order and completeness of the agent's steps",
+            judge=judge,
+            type="agent",
+        )
+        .preprocess(preprocess)
+        .analyze(PromptStep("Evaluate each step of the trajectory", analysis_prompt, TrajectoryAnalysis))
+        .generate_score(score)
+        .generate_reason(reason_step(judge, reason_prompt))
+    )
