@@ -33,9 +33,12 @@ class UsageError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["demo"]:  # everything after `demo` belongs to the demo, options included
+        return _demo(argparse.Namespace(command="demo", rest=args_list[1:]))
     parser = _parser()
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = parser.parse_args(args_list)
     except SystemExit as exit:  # argparse: --help (0) or a usage error (2)
         return exit.code if isinstance(exit.code, int) else 2
     if args.command is None:

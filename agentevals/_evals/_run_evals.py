@@ -41,7 +41,7 @@ async def arun_evals(
     repeats: int = 1,
     thresholds: Mapping[str, Any] | None = None,
     gates: Sequence[Any] | None = None,
-    sinks: Sequence[_Sink] | None = None,
+    sinks: Sequence[_Sink | Callable[..., Any]] | None = None,
     progress: bool = True,
 ) -> EvalResult:
     """Run ``target`` on every item of ``data`` and score each result; never aborts on an item's error.
@@ -69,7 +69,7 @@ async def arun_evals(
     items = load_items(data)
     plan = build_plan(scorers, thresholds, gates)
     check_target(target)
-    runner = _Runner(plan, target, list(sinks or []), on_item_complete)
+    runner = _Runner(plan, target, _as_sinks(sinks), on_item_complete)
     # Sync targets run in threads: a pool as large as `concurrency`, so that items really overlap.
     executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="agentevals-target")
     runner.executor = executor
@@ -112,7 +112,7 @@ def run_evals(
     repeats: int = 1,
     thresholds: Mapping[str, Any] | None = None,
     gates: Sequence[Any] | None = None,
-    sinks: Sequence[_Sink] | None = None,
+    sinks: Sequence[_Sink | Callable[..., Any]] | None = None,
     progress: bool = True,
 ) -> EvalResult:
     """Blocking :func:`arun_evals`; works in scripts and inside a running event loop (Jupyter).
@@ -224,6 +224,14 @@ class _Runner:
             value = self.callback(**{k: v for k, v in kwargs.items() if k in self.callback_kwargs})
             if inspect.isawaitable(value):
                 await value
+
+
+def _as_sinks(sinks: Sequence[Any] | None) -> list[_Sink]:
+    if not sinks:
+        return []
+    from agentevals.sinks import as_sink
+
+    return [as_sink(s) for s in sinks]
 
 
 def _accepted_kwargs(fn: Callable[..., Any]) -> set[str]:

@@ -279,9 +279,9 @@ async def test_callable_targets_receive_request_context() -> None:
 
 def test_run_evals_works_inside_a_running_event_loop() -> None:
     async def notebook_cell() -> float | None:
-        return run_evals(
-            [{"input": "a", "ground_truth": "A"}], [exact_match], str.upper, progress=False
-        ).scores["exact_match"]
+        result = run_evals([{"input": "a", "ground_truth": "A"}], [exact_match], str.upper, progress=False)
+        score: float | None = result.scores["exact_match"]
+        return score
 
     assert asyncio.run(notebook_cell()) == 1.0
 
