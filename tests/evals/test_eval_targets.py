@@ -1,0 +1,115 @@
+"""Target adapters: LangChain runnables, chat inputs, request context, failing nodes; the progress bar."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
+
+from agentevals import Run, ScoreFailure, arun_evals, create_scorer
+from agentevals._evals import _progress
+from agentevals.scorers import exact_match
+
+
+async def test_a_plain_runnable_gets_the_raw_input_and_its_message_output_is_converted() -> None:
+    chain = RunnableLambda(lambda text: AIMessage(content=text.upper()))
+    result = await arun_evals([{"input": "hi", "ground_truth": "HI"}], [exact_match], chain, progress=False)
+    assert result.scores == {"exact_match": 1.0}
+    assert result.items[0].output[0].role == "assistant"
+
+
+async def test_runnables_receive_request_context_as_configurable_and_the_run_id() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def echo(text: str, config: RunnableConfig) -> str:
+        seen.append({"configurable": config.get("configurable", {}), "run_id": config.get("run_id")})
+        return text
+
+    result = await arun_evals(
+        [{"input": "x", "request_context": {"thread_id": "t-1", "tier": "pro"}}],
+        [exact_match.with_id("em")],
+        RunnableLambda(echo),
+        progress=False,
+    )
+    assert seen[0]["configurable"]["tier"] == "pro" and seen[0]["configurable"]["thread_id"] == "t-1"
+    assert result.items[0].results["em"].request_context == {"thread_id": "t-1", "tier": "pro"}
+
+
+async def test_chat_agents_accept_message_lists_and_agent_inputs(chat_model: Callable[..., Any]) -> None:
+    agent = create_agent(chat_model({"And in French?": "Bonjour"}), tools=[])
+    said_hello = create_scorer(id="bonjour").generate_score(
+        lambda run, **_: float("Bonjour" in run.output_text)
+    )
+    data = [
+        {
+            "input": [
+                {"role": "user", "content": "Say hello"},
+                {"role": "assistant", "content": "Hello"},
+                {"role": "user", "content": "And in French?"},
+            ]
+        },
+        {"input": {"inputMessages": ["And in French?"], "systemMessages": ["Be polite."]}},
+    ]
+    result = await arun_evals(data, [said_hello], agent, progress=False)
+    assert result.scores == {"bonjour": 1.0}
+    run: Run = result.items[0].run
+    assert run.input_text == "And in French?"
+    assert [m.content for m in run.remembered_messages] == ["Say hello", "Hello"]
+
+
+class State(TypedDict, total=False):
+    text: str
+    checked: str
+
+
+def _graph(fail_on: str) -> Any:
+    def check(state: State) -> State:
+        if state["text"] == fail_on:
+            raise ValueError("cannot check this")
+        return {"checked": state["text"].upper()}
+
+    graph = StateGraph(State)
+    graph.add_node("check", check)
+    graph.add_edge(START, "check")
+    graph.add_edge("check", END)
+    return graph.compile()
+
+
+async def test_a_failing_node_fails_its_item_and_its_step_scorers() -> None:
+    node_ok = create_scorer(id="node-ok").generate_score(lambda run, **_: float(bool(run.output["checked"])))
+    result = await arun_evals(
+        [{"input": {"text": "fine"}}, {"input": {"text": "bad"}}],
+        {"steps": {"check": [node_ok], "never-ran": [node_ok]}},
+        _graph(fail_on="bad"),
+        progress=False,
+    )
+    assert result.items[0].passed and result.items[0].scores == {"check/node-ok": 1.0}
+    bad = result.items[1]
+    assert bad.error == "ValueError: cannot check this"
+    failure = bad.results["check/node-ok"]
+    assert isinstance(failure, ScoreFailure) and failure.failed_step == "target"
+    assert result.scores == {
+        "workflow": {},
+        "steps": {"check": {"node-ok": 1.0}, "never-ran": {"node-ok": None}},
+    }
+    assert any("'never-ran' never ran" in w for w in result.summary.warnings)
+
+
+async def test_progress_bar_is_off_without_a_tty_and_shown_with_one(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = [{"input": "a", "ground_truth": "A"}] * 3
+    await arun_evals(data, [exact_match], str.upper, progress=True)
+    assert capsys.readouterr().err == ""  # stderr is captured, not a terminal
+    monkeypatch.setattr(_progress, "_stderr_is_tty", lambda: True)
+    await arun_evals(data, [exact_match], str.upper, progress=True)
+    err = capsys.readouterr().err
+    assert "evaluating" in err and "3/3" in err
+    await arun_evals(data, [exact_match], str.upper, progress=False)
+    assert capsys.readouterr().err == ""
