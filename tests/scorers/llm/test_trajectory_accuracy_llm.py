@@ -1,0 +1,105 @@
+"""Trajectory accuracy (LLM) against scripted judge replies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentevals import Run, ScorerError
+from agentevals.scorers.llm import create_trajectory_accuracy_scorer_llm
+from agentevals.testing import FakeJudgeServer, Reply
+from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+
+
+def agent_run(*names: str, expected: Any = None) -> Run:
+    run = create_agent_test_run(
+        input_messages=["Find and summarise the report."],
+        output=[
+            create_test_message(
+                "Here is the summary.",
+                role="assistant",
+                tool_invocations=[
+                    create_tool_invocation(tool_name=n, args={"i": i}, result=f"r{i}")
+                    for i, n in enumerate(names)
+                ],
+            )
+        ],
+    )
+    return run.model_copy(update={"expected_trajectory": expected})
+
+
+def analysis(*steps: tuple[bool, bool], missing: int = 0) -> dict[str, Any]:
+    return {
+        "step_evaluations": [
+            {"step_name": f"s{i}", "was_necessary": nec, "was_in_order": order, "reasoning": "r"}
+            for i, (nec, order) in enumerate(steps)
+        ],
+        "missing_steps": [f"m{i}" for i in range(missing)],
+        "extra_steps": [],
+        "overall_assessment": "overall",
+    }
+
+
+@pytest.mark.parametrize(
+    ("steps", "missing", "expected"),
+    [
+        ([(True, True), (True, True)], 0, 1.0),  # a perfect trajectory scores 1 (Mastra: 0.9)
+        ([(False, False), (False, False)], 0, 0.1),  # only the completeness part
+        ([(True, False), (False, True)], 0, 0.55),  # 0.3 + 0.15 + 0.1
+        ([(True, True)], 1, 0.95),  # 0.6 + 0.3 + 0.1 × (1 − 1/2)
+        ([], 0, 1.0),
+        ([], 2, 0.0),
+    ],
+)
+async def test_formula(
+    judge_server: FakeJudgeServer, steps: list[tuple[bool, bool]], missing: int, expected: float
+) -> None:
+    judge_server.push(analysis(*steps, missing=missing), "reason")
+    names = [f"tool{i}" for i in range(len(steps))]
+    result = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(agent_run(*names))
+    assert result.score == expected and result.reason == "reason"
+
+
+async def test_fields_expected_trajectory_sources_and_scale(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(analysis((True, True), (True, True)), "Good.")
+    scorer = create_trajectory_accuracy_scorer_llm(
+        judge_server.judge(),
+        expected_trajectory=["search", {"name": "summarize", "stepType": "tool_call"}],
+        scale=5,
+    )
+    result = await scorer.run(agent_run("search", "summarize", expected=["ignored"]))
+    assert result.score == 5.0
+    pre = result.preprocess_step_result
+    assert pre["has_steps"] is True and [s["name"] for s in pre["actual_steps"]] == ["search", "summarize"]
+    assert pre["actual_trajectory"] == (
+        '1. [tool_call] search (args: {"i": 0}, result: "r0")\n2. [tool_call] summarize (args: {"i": 1}, result: "r1")'
+    )
+    prompt = result.analyze_prompt or ""
+    assert (
+        "Expected trajectory" in prompt and "2. [tool_call] summarize" in prompt and "ignored" not in prompt
+    )
+    assert "Find and summarise the report." in (result.generate_reason_prompt or "")
+    judge_server.push(analysis((True, True)), "r")
+    from_run = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(
+        agent_run("search", expected={"steps": [{"name": "search"}]})
+    )
+    assert "1. [tool_call] search" in (from_run.analyze_prompt or "").split("Expected trajectory")[1]
+    judge_server.push(analysis((True, False)), "r")
+    trajectory = Run(
+        input="task", output={"steps": [{"stepType": "workflow_step", "name": "plan", "data": 1}]}
+    )
+    as_steps = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(trajectory)
+    assert "1. [workflow_step] plan (data: 1)" in (as_steps.analyze_prompt or "")
+    assert "No expected trajectory" in (as_steps.analyze_prompt or "")
+
+
+async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(analysis((True, True)))
+    with pytest.raises(ScorerError, match="1 evaluations for 2 steps"):
+        await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(agent_run("a", "b"))
+    with pytest.raises(ValueError, match="expected step needs a name"):
+        create_trajectory_accuracy_scorer_llm("openai/gpt-4o-mini", expected_trajectory=[1])
+    judge_server.push(Reply.malformed(), analysis((True, True)), "r")
+    result = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(agent_run("a"))
+    assert result.score == 1.0 and result.judge_calls[0].attempts == 2
