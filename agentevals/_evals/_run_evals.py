@@ -274,6 +274,24 @@ def _step_run(capture: StepCapture, item: EvalItem, run: Run, *, entity: str) ->
         "metadata": {**item.metadata, "eval_item": item.index, "step": capture.name},
     }
     try:
-        return Run(input=capture.input, output=capture.output, **fields)
+        return Run(
+            input=_chat_view(capture.input, "input"), output=_chat_view(capture.output, "output"), **fields
+        )
     except Exception:  # a node state our Run model cannot coerce is scored as its text
         return Run(input=repr(capture.input), output=repr(capture.output), **fields)
+
+
+def _chat_view(state: Any, side: str) -> Any:
+    """A chat node's ``{"messages": [...]}`` state as canonical messages; any other state unchanged.
+
+    The input becomes the conversation up to the last user message (an ``AgentInput``), the output the
+    node's new messages.
+    """
+    if not (
+        isinstance(state, Mapping) and set(state) == {"messages"} and isinstance(state["messages"], list)
+    ):
+        return state
+    from agentevals._convert import split_conversation, to_messages
+
+    messages = to_messages(state["messages"])
+    return messages if side == "output" else split_conversation(messages)[0]

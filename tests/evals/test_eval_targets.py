@@ -113,3 +113,40 @@ async def test_progress_bar_is_off_without_a_tty_and_shown_with_one(
     assert "evaluating" in err and "3/3" in err
     await arun_evals(data, [exact_match], str.upper, progress=False)
     assert capsys.readouterr().err == ""
+
+
+async def test_step_scorers_on_a_create_agent_graph_see_chat_messages(chat_model: Callable[..., Any]) -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return f"sunny in {city}"
+
+    model = chat_model(
+        {"Weather in Paris?": "It is sunny."},
+        tool_calls={"Weather in Paris?": {"name": "weather", "args": {"city": "Paris"}, "id": "c1"}},
+    )
+    seen: dict[str, Run] = {}
+
+    def capture(name: str) -> Any:
+        def score(run: Run, **_: Any) -> float:
+            seen[name] = run
+            return 1.0
+
+        return create_scorer(id=name).generate_score(score)
+
+    result = await arun_evals(
+        [{"input": "Weather in Paris?"}],
+        {"workflow": [capture("whole")], "steps": {"model": [capture("model")], "tools": [capture("tools")]}},
+        create_agent(model, tools=[weather]),
+        progress=False,
+    )
+    assert result.summary.failed_items == 0, result.items[0].failures
+    model_run = seen["model"]  # the last model call: the final answer
+    assert model_run.input_text == "Weather in Paris?"
+    assert model_run.output_text.startswith("It is sunny.")
+    tools_run = seen["tools"]  # create_agent's tools node gets the tool calls, returns tool messages
+    assert [(c["name"], c["args"]) for c in tools_run.input] == [("weather", {"city": "Paris"})]
+    assert [(m.role, m.content) for m in tools_run.output] == [("tool", "sunny in Paris")]
+    assert seen["whole"].output[0].tool_invocations[0].result == "sunny in Paris"
