@@ -152,7 +152,10 @@ async def test_seed_clarification_request(judge_server: FakeJudgeServer) -> None
         "I need help with something",
         "I'd be happy to help! Could you please provide more details about what you need assistance with?",
     )
-    reason = "The agent appropriately asked for clarification rather than calling tools with insufficient information."
+    reason = (
+        "The agent appropriately asked for clarification rather than calling tools with insufficient "
+        "information."
+    )
     judge_server.push(analysis(), reason)
     result = await scorer.run(run)
     assert result.score == 1.0 and result.reason == reason
@@ -161,7 +164,8 @@ async def test_seed_clarification_request(judge_server: FakeJudgeServer) -> None
 
 
 async def test_seed_comparing_both_scorers(judge_server: FakeJudgeServer) -> None:
-    """The seed's LLM half (its 0.3 is illustrative; here: search-tool judged helpful, weather-tool missing)."""
+    """The seed's LLM half. Its 0.3 is illustrative: here search-tool is judged acceptable but
+    weather-tool missing, so the score is partial (0.5), and lower than a direct weather-tool call."""
     scorer = create_tool_call_accuracy_scorer_llm(
         judge_server.judge(),
         available_tools=[

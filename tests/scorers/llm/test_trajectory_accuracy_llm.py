@@ -73,7 +73,8 @@ async def test_fields_expected_trajectory_sources_and_scale(judge_server: FakeJu
     pre = result.preprocess_step_result
     assert pre["has_steps"] is True and [s["name"] for s in pre["actual_steps"]] == ["search", "summarize"]
     assert pre["actual_trajectory"] == (
-        '1. [tool_call] search (args: {"i": 0}, result: "r0")\n2. [tool_call] summarize (args: {"i": 1}, result: "r1")'
+        '1. [tool_call] search (args: {"i": 0}, result: "r0")\n'
+        '2. [tool_call] summarize (args: {"i": 1}, result: "r1")'
     )
     prompt = result.analyze_prompt or ""
     assert (
