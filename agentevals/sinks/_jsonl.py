@@ -56,8 +56,8 @@ class JsonlSink:
         self._worker = WorkerThread("agentevals-sink-jsonl")
 
     async def write(self, records: Sequence[ScoreRecord]) -> None:
-        lines = [_line(r) for r in records]
-        await self._worker.run(lambda: append_lines(self.path, lines))
+        batch = list(records)
+        await self._worker.run(lambda: append_lines(self.path, [_line(r) for r in batch]))
 
     async def close(self) -> None:
         self._worker.stop()

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentevals._result import ScoreRecord
-from agentevals.sinks._row import COLUMNS, INDEXED, JSON_COLUMNS, SCHEMA, TABLE, record_to_row
+from agentevals.sinks._row import COLUMNS, INDEXED, SCHEMA, TABLE, record_to_row
 from agentevals.sinks._sqlite import check_table
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ class PostgresSink:
 
     ``conninfo`` is a libpq connection string or URL. The connection is opened on first write (on the
     engine's loop) and re-opened after an error; the schema is created if missing. Each batch is one
-    transaction of ``INSERT ... ON CONFLICT (id) DO NOTHING`` rows sent with pipelined ``executemany``.
+    transaction: ``COPY`` into a temporary staging table, then ``INSERT ... ON CONFLICT (id) DO NOTHING``.
     Needs the extra: ``pip install 'agentevals[postgres]'``.
 
     >>> sink = PostgresSink("postgresql://postgres@127.0.0.1:5432/test", table="scores")
@@ -35,9 +35,15 @@ class PostgresSink:
         self.table = check_table(table)
         self.connect_timeout = connect_timeout
         self._conn: psycopg.AsyncConnection[Any] | None = None
-        values = ", ".join("%s::jsonb" if c in JSON_COLUMNS else "%s" for c in COLUMNS)
-        self._insert = (
-            f"INSERT INTO {self.table} ({', '.join(COLUMNS)}) VALUES ({values}) ON CONFLICT (id) DO NOTHING"
+        columns = ", ".join(COLUMNS)
+        self._stage = f"_agentevals_stage_{self.table}"[:63]
+        self._create_stage = (
+            f"CREATE TEMP TABLE IF NOT EXISTS {self._stage} (LIKE {self.table}) ON COMMIT DELETE ROWS"
+        )
+        self._copy = f"COPY {self._stage} ({columns}) FROM STDIN"
+        self._merge = (
+            f"INSERT INTO {self.table} ({columns}) SELECT {columns} FROM {self._stage} "
+            "ON CONFLICT (id) DO NOTHING"
         )
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
@@ -51,17 +57,23 @@ class PostgresSink:
             )
             async with conn.transaction():
                 await conn.execute(create_table_sql(self.table))
+                await conn.execute(self._create_stage)
             self._conn = conn
         return self._conn
 
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         if not records:
             return
-        rows = [tuple(record_to_row(r)[c] for c in COLUMNS) for r in records]
+        rows = [tuple(record_to_row(r).values()) for r in records]
         conn = await self._connect()
         try:
             async with conn.transaction(), conn.cursor() as cur:
-                await cur.executemany(self._insert, rows)
+                # COPY into a per-connection staging table, then one INSERT ... ON CONFLICT: several
+                # times faster than row-by-row INSERTs, still parameter-free of user data in SQL text.
+                async with cur.copy(self._copy) as copy:
+                    for row in rows:
+                        await copy.write_row(row)
+                await cur.execute(self._merge)
         except Exception:
             await self._drop_connection()
             raise

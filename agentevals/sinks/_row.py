@@ -5,12 +5,11 @@ Column names are part of the public contract (``agentevals report --db`` reads t
 
 from __future__ import annotations
 
-import json
-import uuid
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic_core import to_jsonable_python
+from pydantic_core import to_json, to_jsonable_python
 
 from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult
 
@@ -53,22 +52,20 @@ COLUMNS: tuple[str, ...] = tuple(name for name, _ in SCHEMA)
 JSON_COLUMNS: frozenset[str] = frozenset(name for name, kind in SCHEMA if kind == "json")
 INDEXED: tuple[str, ...] = ("scorer_id", "run_id", "created_at")
 
-_ID_NAMESPACE = uuid.UUID("5d0c4c1e-8a53-4d0b-9a0e-6f1f3b1a7a11")
-
-
 def jsonable(value: Any) -> Any:
     """``value`` as plain JSON data (pydantic models and dataclasses included; NaN becomes null)."""
     return to_jsonable_python(value, fallback=repr, inf_nan_mode="null")
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON text of ``value`` (serialized in pydantic-core's Rust code: fast)."""
+    return to_json(value, fallback=repr, inf_nan_mode="null").decode()
 
 
 def record_id(record: ScoreRecord) -> str:
-    """A stable id per record: re-sending the same record (retry, replay) never duplicates a row."""
+    """A stable id per record (32 hex digits): re-sending a record (retry, replay) never duplicates a row."""
     key = f"{record.scorer_id}\x1f{record.run_id}\x1f{record.created_at.isoformat()}"
-    return str(uuid.uuid5(_ID_NAMESPACE, key))
+    return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
 
 
 def record_to_row(record: ScoreRecord, *, json_as_text: bool = True) -> dict[str, Any]:
@@ -79,6 +76,7 @@ def record_to_row(record: ScoreRecord, *, json_as_text: bool = True) -> dict[str
     >>> row["score"], row["input"], row["error_type"]
     (1.0, None, None)
     """
+    # Keys in COLUMNS order: callers rely on ``tuple(row.values())``.
     row: dict[str, Any] = {
         "id": record_id(record),
         "created_at": record.created_at,
@@ -101,16 +99,25 @@ def record_to_row(record: ScoreRecord, *, json_as_text: bool = True) -> dict[str
         "analyze_prompt": record.analyze_prompt,
         "generate_score_prompt": record.generate_score_prompt,
         "generate_reason_prompt": record.generate_reason_prompt,
-        "judge_model": record.judge_model,
-        "prompt_tokens": record.prompt_tokens,
-        "completion_tokens": record.completion_tokens,
-        "cost_usd": record.cost_usd,
+        "judge_model": None,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost_usd": None,
         "duration_ms": record.duration_ms,
         "error_type": None,
         "error_message": None,
         "failed_step": None,
         "metadata": record.metadata,
     }
+    calls = record.judge_calls
+    if calls:
+        costs = [c.cost_usd for c in calls if c.cost_usd is not None]
+        row.update(
+            judge_model=calls[0].model,
+            prompt_tokens=sum(c.prompt_tokens for c in calls),
+            completion_tokens=sum(c.completion_tokens for c in calls),
+            cost_usd=sum(costs) if costs else None,
+        )
     if isinstance(record, ScoreFailure):
         row.update(
             error_type=record.error_type, error_message=record.error_message, failed_step=record.failed_step

@@ -56,9 +56,14 @@ class SQLiteSink:
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: keeps the four indexes' hot pages cached
             conn.executescript(create_table_sql(self.table))
             self._conn = conn
         return self._conn
+
+    def _write_records(self, records: Sequence[ScoreRecord]) -> None:
+        # Rows are built here, on the sink's thread, so the engine's loop stays free for scoring.
+        self._write_rows([_sqlite_row(r) for r in records])
 
     def _write_rows(self, rows: list[tuple[Any, ...]]) -> None:
         conn = self._connect()
@@ -71,8 +76,8 @@ class SQLiteSink:
         conn.execute("COMMIT")
 
     async def write(self, records: Sequence[ScoreRecord]) -> None:
-        rows = [_sqlite_row(r) for r in records]
-        await self._worker.run(lambda: self._write_rows(rows))
+        batch = list(records)
+        await self._worker.run(lambda: self._write_records(batch))
 
     async def close(self) -> None:
         def close_conn() -> None:
@@ -98,4 +103,4 @@ def create_table_sql(table: str) -> str:
 def _sqlite_row(record: ScoreRecord) -> tuple[Any, ...]:
     row = record_to_row(record)
     row["created_at"] = row["created_at"].astimezone(UTC).isoformat()
-    return tuple(row[c] for c in COLUMNS)
+    return tuple(row.values())

@@ -1,0 +1,110 @@
+"""SQLite and PostgreSQL sink throughput (records/s) at batch sizes 1, 100 and 1000.
+
+Run: ``uv run python benchmarks/bench_sinks.py``. PostgreSQL: 127.0.0.1:5432, database ``test`` (user
+``postgres`` or the current user); skipped with a note when unreachable. Targets at batch 1000 on a
+2-core machine: SQLite >= 50,000/s, PostgreSQL >= 20,000/s. The baseline is the cost of building the
+rows alone (``record_to_row``), measured in the same run, so the ratio shows what the store adds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from agentevals import JudgeCall, Message, ScoreRecord, ScoreResult
+from agentevals.sinks import PostgresSink, SQLiteSink, record_to_row
+
+BATCHES = {1: 1_000, 100: 20_000, 1000: 60_000}  # batch size -> records written
+
+
+def make_records(n: int) -> list[ScoreRecord]:
+    return [
+        ScoreResult(
+            scorer_id="answer-relevancy",
+            scorer_name="Answer relevancy",
+            run_id=f"run-{i}-{uuid.uuid4().hex[:8]}",
+            trace_id=f"trace-{i}",
+            entity="support-bot",
+            source="live",
+            score=(i % 10) / 10,
+            reason="The answer addresses the question directly and stays on topic.",
+            input={"question": f"How do I reset my password? ({i})"},
+            output=[Message(role="assistant", content="Open Settings > Security and choose Reset.")],
+            request_context={"user": f"u{i % 50}"},
+            preprocess_step_result={"statements": ["Open Settings", "choose Reset"]},
+            analyze_step_result={"results": [{"result": "yes", "reason": "relevant"}] * 2},
+            generate_reason_prompt="Explain the score ...",
+            judge_calls=[JudgeCall(step="analyze", model="openai/gpt-4o-mini", prompt_tokens=120, completion_tokens=30)],
+            duration_ms=812.0,
+        )
+        for i in range(n)
+    ]
+
+
+async def throughput(sink: SQLiteSink | PostgresSink, records: list[ScoreRecord], batch: int) -> float:
+    await sink.write(records[:1])  # connect + create the schema outside the timing
+    started = time.perf_counter()
+    for start in range(1, len(records), batch):
+        await sink.write(records[start : start + batch])
+    elapsed = time.perf_counter() - started
+    await sink.close()
+    return (len(records) - 1) / elapsed
+
+
+def row_baseline(records: list[ScoreRecord]) -> float:
+    started = time.perf_counter()
+    for record in records:
+        record_to_row(record)
+    return len(records) / (time.perf_counter() - started)
+
+
+async def pg_conninfo() -> str | None:
+    import psycopg
+
+    for user in dict.fromkeys(["postgres", getpass.getuser()]):
+        conninfo = f"host=127.0.0.1 port=5432 dbname=test user={user} connect_timeout=3"
+        try:
+            conn = await psycopg.AsyncConnection.connect(conninfo)
+        except psycopg.Error:
+            continue
+        await conn.close()
+        return conninfo
+    return None
+
+
+async def drop(conninfo: str, table: str) -> None:
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+        await conn.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+async def main() -> None:
+    records = make_records(max(BATCHES.values()) + 1)
+    base = row_baseline(records[:20_000])
+    print(f"baseline: record_to_row alone {base:,.0f} rows/s")
+    print(f"{'sink':<10} {'batch':>6} {'records':>8} {'records/s':>12} {'vs baseline':>12}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for batch, n in BATCHES.items():
+            rate = await throughput(SQLiteSink(Path(tmp) / f"bench-{batch}.db"), records[: n + 1], batch)
+            print(f"{'sqlite':<10} {batch:>6} {n:>8} {rate:>12,.0f} {rate / base:>11.2f}x")
+    conninfo = await pg_conninfo()
+    if conninfo is None:
+        print("postgres: skipped, no server reachable on 127.0.0.1:5432 database 'test'")
+        return
+    for batch, n in BATCHES.items():
+        table = f"agentevals_bench_{uuid.uuid4().hex[:10]}"
+        try:
+            rate = await throughput(PostgresSink(conninfo, table=table), records[: n + 1], batch)
+        finally:
+            await drop(conninfo, table)
+        print(f"{'postgres':<10} {batch:>6} {n:>8} {rate:>12,.0f} {rate / base:>11.2f}x")
+    print("targets at batch 1000: sqlite >= 50,000/s, postgres >= 20,000/s")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
