@@ -51,10 +51,16 @@ def _step_line(step: Mapping[str, Any]) -> str:
     return f"[{kind}] {step.get('name', '?')}" + (f" ({', '.join(details)})" if details else "")
 
 
+def _as_mapping(value: Any) -> Any:
+    """Pydantic models (e.g. ``Trajectory``/``TrajectoryStep``) as dicts; other values unchanged."""
+    return value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else value
+
+
 def actual_steps(run: Run) -> list[dict[str, Any]]:
-    """The run's steps: ``run.output["steps"]`` for a trajectory, else the output's tool calls in order."""
-    if isinstance(run.output, Mapping) and isinstance(run.output.get("steps"), list):
-        return [dict(s) for s in run.output["steps"] if isinstance(s, Mapping)]
+    """The run's steps: a trajectory's ``steps`` (dict or model), else the output's tool calls in order."""
+    output = _as_mapping(run.output)
+    if isinstance(output, Mapping) and isinstance(output.get("steps"), list):
+        return [dict(s) for s in map(_as_mapping, output["steps"]) if isinstance(s, Mapping)]
     return [
         {"step_type": "tool_call", "name": inv.tool_name, "args": inv.args, "result": inv.result}
         for message in run.output_messages
@@ -65,6 +71,7 @@ def actual_steps(run: Run) -> list[dict[str, Any]]:
 
 def expected_steps(value: Any) -> list[dict[str, Any]] | None:
     """Expected steps from names, dicts with ``name``, or ``{"steps": [...]}``; ``None`` when absent."""
+    value = _as_mapping(value)
     if value is None:
         return None
     if isinstance(value, Mapping):
@@ -72,7 +79,7 @@ def expected_steps(value: Any) -> list[dict[str, Any]] | None:
     if not isinstance(value, Sequence) or isinstance(value, str):
         raise ValueError("an expected trajectory must be a list of step names or dicts with a 'name'")
     steps = []
-    for item in value:
+    for item in map(_as_mapping, value):
         if isinstance(item, str):
             steps.append({"name": item})
         elif isinstance(item, Mapping) and isinstance(item.get("name"), str):

@@ -104,3 +104,25 @@ async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     judge_server.push(Reply.malformed(), analysis((True, True)), "r")
     result = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(agent_run("a"))
     assert result.score == 1.0 and result.judge_calls[0].attempts == 2
+
+
+async def test_trajectory_models_are_accepted(judge_server: FakeJudgeServer) -> None:
+    from pydantic import BaseModel
+
+    class Step(BaseModel):
+        name: str
+        step_type: str = "tool_call"
+        tool_args: dict[str, Any] | None = None
+
+    class Steps(BaseModel):
+        steps: list[Step]
+
+    judge_server.push(analysis((True, True)), "r")
+    run = Run(
+        input="task",
+        output=Steps(steps=[Step(name="fetch", tool_args={"id": 1})]),
+        expected_trajectory=Steps(steps=[Step(name="fetch")]),
+    )
+    result = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(run)
+    prompt = result.analyze_prompt or ""
+    assert '1. [tool_call] fetch (args: {"id": 1})' in prompt and "Expected trajectory" in prompt
