@@ -171,3 +171,22 @@ async def test_report_on_records_written_by_the_engine_and_run_evals(
     assert build_report(path, source="test").total == 2
     assert main(["report", "--db", str(path), "--source", "live"]) == 0
     assert "2 records, 0 failures" in capsys.readouterr().out
+
+
+async def test_replay_command_moves_dead_letters_into_the_db(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentevals import ScoreResult
+    from agentevals.sinks import DeadLetter, MemorySink
+
+    dead = DeadLetter(tmp_path / "dead.jsonl")
+    records = [ScoreResult(scorer_id="s", scorer_name="s", run_id=f"r{i}", score=i / 2) for i in range(3)]
+    await dead.write(records, MemorySink(), OSError("db locked"))
+    dead.close()
+
+    db = tmp_path / "agentevals.db"
+    assert main(["replay", str(tmp_path / "dead.jsonl"), "--db", str(db)]) == 0
+    assert "replayed 3 records" in capsys.readouterr().out
+    assert not (tmp_path / "dead.jsonl").exists()
+    assert build_report(db).by_scorer[0].mean == pytest.approx(0.5)
+    assert main(["replay", str(tmp_path / "dead.jsonl"), "--db", str(db)]) == 2
