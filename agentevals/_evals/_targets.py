@@ -104,14 +104,18 @@ def _takes_messages(target: Any) -> bool:
 
 
 def _as_messages(value: Any) -> Any:
-    """The ``{"messages": [...]}`` state for a chat agent, from an item input."""
-    if isinstance(value, Mapping) and "messages" in value:
-        return dict(value)
+    """The ``{"messages": [...]}`` state for a chat agent, from an item input.
+
+    A mapping that is not an ``AgentInput`` (``input_messages``, ...) is the graph's own state: as is.
+    """
     if isinstance(value, str):
         return {"messages": [{"role": "user", "content": value}]}
     if isinstance(value, Mapping):
         from agentevals._messages import AgentInput
+        from agentevals._run import _looks_like_agent_input
 
+        if not _looks_like_agent_input(value):
+            return dict(value)
         agent_input = AgentInput.model_validate(value)
         ordered = [*agent_input.system_messages, *agent_input.remembered_messages]
         ordered += agent_input.input_messages

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, AnyMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from agentevals import Run, ScoreFailure, arun_evals, create_scorer
@@ -150,3 +151,34 @@ async def test_step_scorers_on_a_create_agent_graph_see_chat_messages(chat_model
     assert [(c["name"], c["args"]) for c in tools_run.input] == [("weather", {"city": "Paris"})]
     assert [(m.role, m.content) for m in tools_run.output] == [("tool", "sunny in Paris")]
     assert seen["whole"].output[0].tool_invocations[0].result == "sunny in Paris"
+
+
+class ChatState(TypedDict):
+    messages: Annotated[list[AnyMessage], add_messages]
+    tone: str
+
+
+async def test_a_chat_graph_gets_its_own_state_when_the_input_is_one() -> None:
+
+
+    class ChatState(TypedDict):
+        messages: Annotated[list[AnyMessage], add_messages]
+        tone: str
+
+    def reply(state: ChatState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=f"({state['tone']}) {state['messages'][-1].content}")]}
+
+    graph = StateGraph(ChatState)
+    graph.add_node("reply", reply)
+    graph.add_edge(START, "reply")
+    graph.add_edge("reply", END)
+    data = [
+        {
+            "input": {"messages": [{"role": "user", "content": "hi"}], "tone": "warm"},
+            "ground_truth": "(warm) hi",
+        },
+        {"input": "hello", "ground_truth": "(None) hello"},  # a plain string becomes the messages
+    ]
+    result = await arun_evals(data, [exact_match], graph.compile(), progress=False)
+    assert result.items[0].scores == {"exact_match": 1.0}
+    assert result.items[1].error is not None and "tone" in result.items[1].error  # the graph needs a tone
