@@ -173,6 +173,7 @@ def _result_json(result: Any) -> dict[str, Any]:
     summary = result.summary
     return {
         "verdict": result.verdict,
+        "eval_id": summary.eval_id,
         "scores": result.scores,
         "total_items": summary.total_items,
         "total_runs": summary.total_runs,

@@ -99,6 +99,7 @@ async def arun_evals(
         total_items=len(items),
         duration_ms=(time.perf_counter() - started) * 1000,
         sink_errors=runner.sink_errors,
+        eval_id=runner.eval_id,
     )
 
 
@@ -152,6 +153,7 @@ class _Runner:
         self.callback_kwargs = _accepted_kwargs(callback) if callback is not None else set()
         self.sink_errors = 0
         self.executor: Executor | None = None
+        self.eval_id = new_run_id()  # tags every record of this evaluation (metadata["eval_id"])
 
     async def evaluate(self, item: EvalItem, repeat: int) -> ItemResult:
         run_id = new_run_id()
@@ -162,7 +164,7 @@ class _Runner:
         run = _build_run(out, item, run_id=run_id, entity=self.entity, error=error)
         error = run.error
         run = run.model_copy(update={"started_at": started_at, "duration_ms": duration_ms})
-        meta = {**item.metadata, "eval_item": item.index, "repeat": repeat}
+        meta = {**item.metadata, "eval_id": self.eval_id, "eval_item": item.index, "repeat": repeat}
         jobs = [self._score(spec, run, out.error, meta) for spec in self.plan.top]
         for spec in self.plan.steps:
             capture = out.steps.get(spec.step or "")

@@ -98,7 +98,10 @@ class ScorerStats:
 
 @dataclass(frozen=True)
 class EvalSummary:
-    """Counts over the whole run. ``failed_items`` counts items with a target or scorer error."""
+    """Counts over the whole run. ``failed_items`` counts items with a target or scorer error.
+
+    ``eval_id`` is also in every record's ``metadata["eval_id"]``, to find this evaluation in a store.
+    """
 
     total_items: int
     total_runs: int
@@ -109,6 +112,7 @@ class EvalSummary:
     scorers: dict[str, ScorerStats]
     sink_errors: int = 0
     warnings: tuple[str, ...] = ()
+    eval_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -162,6 +166,7 @@ def summarize(
     total_items: int,
     duration_ms: float,
     sink_errors: int = 0,
+    eval_id: str = "",
 ) -> EvalResult:
     """Aggregate item results into per-scorer statistics, the ``scores`` mapping and the verdict."""
     stats = {spec.key: _stats(spec, items) for spec in plan.specs}
@@ -184,6 +189,7 @@ def summarize(
         scorers=stats,
         sink_errors=sink_errors,
         warnings=warnings,
+        eval_id=eval_id,
     )
     return EvalResult(
         scores=_scores(plan, stats),

@@ -160,7 +160,6 @@ class ChatState(TypedDict):
 
 async def test_a_chat_graph_gets_its_own_state_when_the_input_is_one() -> None:
 
-
     class ChatState(TypedDict):
         messages: Annotated[list[AnyMessage], add_messages]
         tone: str
