@@ -155,7 +155,7 @@ def build_run(
 
 
 def _conversation(trace: Trace, outputs: Any) -> list[Message] | None:
-    system = [m for m in _to_messages(trace.first_prompt or []) if m.role == "system"]
+    system = _to_messages([m for m in trace.first_prompt or [] if _is_system(m)])
     final = _messages_in(outputs)
     if final is not None:  # a LangGraph / create_agent root: the final state holds the conversation
         messages = _to_messages(final)
@@ -240,8 +240,20 @@ def _is_message_like(value: Any) -> bool:
     return hasattr(value, "content") and hasattr(value, "type")
 
 
+def _is_system(message: Any) -> bool:
+    if isinstance(message, Message):
+        return message.role == "system"
+    if isinstance(message, Mapping):
+        return message.get("role") in ("system", "developer")
+    if isinstance(message, tuple):
+        return message[0] == "system"
+    return getattr(message, "type", None) == "system"
+
+
 def _to_messages(messages: Sequence[Any]) -> list[Message]:
     items = list(messages)
+    if not items:
+        return []
     if all(isinstance(m, Message) for m in items):
         return [m.model_copy(deep=True) for m in items]
     return messages_from_langchain(items)
