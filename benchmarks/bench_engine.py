@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import tempfile
-from pathlib import Path
 import statistics
+import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
@@ -121,7 +121,8 @@ def main() -> None:
     engine.flush(60)
     stats = engine.stats()
     print(
-        f"  scored {stats.scored:,} records, dropped {stats.dropped}, latency p50 {stats.latency_ms_p50:.1f} ms"
+        f"  scored {stats.scored:,} records, dropped {stats.dropped}, "
+        f"latency p50 {stats.latency_ms_p50:.1f} ms"
     )
     engine.shutdown()
 

@@ -38,7 +38,9 @@ def make_records(n: int) -> list[ScoreRecord]:
             preprocess_step_result={"statements": ["Open Settings", "choose Reset"]},
             analyze_step_result={"results": [{"result": "yes", "reason": "relevant"}] * 2},
             generate_reason_prompt="Explain the score ...",
-            judge_calls=[JudgeCall(step="analyze", model="openai/gpt-4o-mini", prompt_tokens=120, completion_tokens=30)],
+            judge_calls=[
+                JudgeCall(step="analyze", model="openai/gpt-4o-mini", prompt_tokens=120, completion_tokens=30)
+            ],
             duration_ms=812.0,
         )
         for i in range(n)

@@ -52,6 +52,7 @@ COLUMNS: tuple[str, ...] = tuple(name for name, _ in SCHEMA)
 JSON_COLUMNS: frozenset[str] = frozenset(name for name, kind in SCHEMA if kind == "json")
 INDEXED: tuple[str, ...] = ("scorer_id", "run_id", "created_at")
 
+
 def jsonable(value: Any) -> Any:
     """``value`` as plain JSON data (pydantic models and dataclasses included; NaN becomes null)."""
     return to_jsonable_python(value, fallback=repr, inf_nan_mode="null")
@@ -68,8 +69,9 @@ def record_id(record: ScoreRecord) -> str:
     return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
 
 
-def record_to_row(record: ScoreRecord, *, json_as_text: bool = True) -> dict[str, Any]:
-    """The row of ``record``: JSON columns as JSON text (or as plain data), ``created_at`` a datetime.
+def record_to_row(record: ScoreRecord, *, json_as_text: bool | None = True) -> dict[str, Any]:
+    """The row of ``record``: JSON columns as JSON text (or as plain data; ``None``: left as they are,
+    for one serialization of the whole row), ``created_at`` a datetime.
 
     >>> from agentevals import ScoreResult
     >>> row = record_to_row(ScoreResult(scorer_id="s", scorer_name="S", run_id="r", score=1.0))
@@ -122,6 +124,8 @@ def record_to_row(record: ScoreRecord, *, json_as_text: bool = True) -> dict[str
         row.update(
             error_type=record.error_type, error_message=record.error_message, failed_step=record.failed_step
         )
+    if json_as_text is None:
+        return row
     for name in JSON_COLUMNS:
         value = row[name]
         if value is not None:

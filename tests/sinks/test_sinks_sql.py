@@ -197,3 +197,17 @@ def test_engine_writes_to_postgres_and_sqlite_together(pg: tuple[str, str], tmp_
     with sqlite3.connect(tmp_path / "both.db") as conn:
         assert conn.execute("SELECT count(*), sum(score) FROM agentevals_scores").fetchone() == (1000, 500.0)
     assert not (tmp_path / "dl.jsonl").exists()
+
+
+async def test_postgres_stores_text_with_nul_characters(pg: tuple[str, str]) -> None:
+    from agentevals import ScoreResult
+
+    conninfo, table = pg
+    sink = PostgresSink(conninfo, table=table)
+    record = ScoreResult(
+        scorer_id="s", scorer_name="s", run_id="nul", score=1.0, reason="a\x00b", input={"q": "x\x00y\\u0000"}
+    )
+    await sink.write([record])
+    await sink.close()
+    rows = await _pg_rows(conninfo, f"SELECT reason, input FROM {table}")
+    assert rows == [{"reason": "a\ufffdb", "input": {"q": "x\ufffdy\\u0000"}}]
