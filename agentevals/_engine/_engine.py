@@ -273,8 +273,9 @@ class ScoringEngine:
                 async with limit:
                     record = await score_once(run, entry.scorer, timeout, self._concurrency)
             record = as_live(record, run.entity or self.entity, self.redact)
-            self._latencies.append((time.perf_counter() - submitted_at) * 1000)
-            with self._lock:
+            latency = (time.perf_counter() - submitted_at) * 1000
+            with self._lock:  # stats() copies the deque under the same lock
+                self._latencies.append(latency)
                 self._counts["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
             for worker in self._workers:
                 await worker.put(record)
@@ -398,7 +399,8 @@ class ScoringEngine:
             counts = dict(self._counts)
             queued = len(self._queue)
             sampled = {key: self._sampled[i] for i, key in enumerate(self._entries)}
-        latencies = sorted(self._latencies)
+            latencies = list(self._latencies)
+        latencies.sort()
         counts.pop("refused")
         return EngineStats(
             **counts,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -25,7 +26,9 @@ DEFAULT_DEAD_LETTER = "agentevals-deadletter.jsonl"
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often a failing sink write is tried (``attempts`` in all) and the exponential backoff bounds.
+    """How often a failing sink write is tried (``attempts`` in all), the exponential backoff bounds,
+    and ``timeout``: seconds one attempt may take before it counts as failed (a hung store must not
+    stall the engine; ``None`` waits forever).
 
     >>> RetryPolicy(attempts=3, initial=0.01, max_wait=0.1).attempts
     3
@@ -34,12 +37,15 @@ class RetryPolicy:
     attempts: int = 5
     initial: float = 0.2
     max_wait: float = 5.0
+    timeout: float | None = 30.0
 
     def __post_init__(self) -> None:
         if self.attempts < 1:
             raise ValueError(f"RetryPolicy.attempts must be at least 1, got {self.attempts}")
         if self.initial < 0 or self.max_wait < 0:
             raise ValueError("RetryPolicy waits must not be negative")
+        if self.timeout is not None and not self.timeout > 0:
+            raise ValueError(f"RetryPolicy.timeout must be positive seconds or None, got {self.timeout!r}")
 
 
 async def write_with_retry(
@@ -64,7 +70,8 @@ async def write_with_retry(
     try:
         async for attempt in retrying:
             with attempt:
-                await sink.write(records)
+                async with asyncio.timeout(policy.timeout):
+                    await sink.write(records)
     except Exception as err:
         return err
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import subprocess
@@ -14,7 +15,7 @@ import pytest
 from engine_helpers import FAST_RETRY, length_scorer, runs
 
 from agentevals import ScoreRecord, ScoringEngine
-from agentevals.sinks import MemorySink, SQLiteSink, replay
+from agentevals.sinks import MemorySink, RetryPolicy, SQLiteSink, replay
 
 
 class FlakySink:
@@ -131,3 +132,33 @@ def test_normal_interpreter_exit_flushes_what_was_accepted(tmp_path: Path) -> No
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=60, cwd=tmp_path)
     assert _count(db) == 3000
+
+
+class HangingSink:
+    name = "hanging"
+
+    async def write(self, records: Sequence[ScoreRecord]) -> None:
+        await asyncio.sleep(3600)
+
+    async def close(self) -> None:
+        return None
+
+
+def test_a_hung_sink_times_out_and_never_starves_the_others(dead_letter: Path) -> None:
+    memory = MemorySink()
+    engine = ScoringEngine(
+        [length_scorer()],
+        sinks=[HangingSink(), memory],
+        retry=RetryPolicy(attempts=2, initial=0.001, max_wait=0.001, timeout=0.05),
+        sink_buffer=10,
+        batch_size=5,
+        dead_letter=dead_letter,
+    )
+    for run in runs(40):
+        engine.submit(run)
+    assert engine.shutdown(timeout=30)
+    assert len(memory.records) == 40
+    stats = engine.stats()
+    assert stats.dead_lettered == 40
+    assert stats.sink_errors >= 2 * 8 and stats.sink_errors % 2 == 0  # 2 timed-out attempts per batch
+    assert len(dead_letter.read_text().splitlines()) == 40
