@@ -161,7 +161,9 @@ class FakeJudgeServer:
     def start(self) -> FakeJudgeServer:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, name="fake-judge", daemon=True).start()
+        threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-judge", daemon=True
+        ).start()
         self._server = server
         return self
 
