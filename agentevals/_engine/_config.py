@@ -98,3 +98,35 @@ def _entry(value: Any, key: str | None) -> ScorerEntry:
         scorer = entry.scorer.with_id(key, entry.scorer.name)
         entry = ScorerEntry(scorer, entry.sampling, entry.timeout, entry.max_concurrency)
     return entry
+
+
+def check_options(
+    *,
+    queue_size: int,
+    max_concurrency: int,
+    batch_size: int,
+    sink_buffer: int,
+    overflow: str,
+    scorer_timeout: float | None,
+    linger: float,
+    redact: Any,
+) -> None:
+    """Fail fast, at construction, on engine options that cannot work."""
+    for name, value in (
+        ("queue_size", queue_size),
+        ("max_concurrency", max_concurrency),
+        ("batch_size", batch_size),
+        ("sink_buffer", sink_buffer),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if overflow not in ("drop_newest", "drop_oldest"):
+        raise ValueError(f"overflow must be 'drop_newest' or 'drop_oldest', got {overflow!r}")
+    if scorer_timeout is not None and not (math.isfinite(scorer_timeout) and scorer_timeout > 0):
+        raise ValueError(
+            f"scorer_timeout must be a positive number of seconds or None, got {scorer_timeout!r}"
+        )
+    if not (math.isfinite(linger) and linger >= 0):
+        raise ValueError(f"linger must be a non-negative number of seconds, got {linger!r}")
+    if redact is not None and not callable(redact):
+        raise TypeError("redact must be a callable (record) -> record")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import logging
-import math
 import os
 import threading
 import time
@@ -13,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from agentevals._engine._config import ScorerEntry, normalize_scorers
+from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
 from agentevals._engine._scoring import Redactor, as_live, score_once
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, percentile
@@ -92,20 +91,16 @@ class ScoringEngine:
         exit_timeout: float = 30.0,
     ) -> None:
         self._entries = normalize_scorers(scorers)
-        _positive_int("queue_size", queue_size)
-        _positive_int("max_concurrency", max_concurrency)
-        _positive_int("batch_size", batch_size)
-        _positive_int("sink_buffer", sink_buffer)
-        if overflow not in ("drop_newest", "drop_oldest"):
-            raise ValueError(f"overflow must be 'drop_newest' or 'drop_oldest', got {overflow!r}")
-        if scorer_timeout is not None and not (math.isfinite(scorer_timeout) and scorer_timeout > 0):
-            raise ValueError(
-                f"scorer_timeout must be a positive number of seconds or None, got {scorer_timeout!r}"
-            )
-        if not (math.isfinite(linger) and linger >= 0):
-            raise ValueError(f"linger must be a non-negative number of seconds, got {linger!r}")
-        if redact is not None and not callable(redact):
-            raise TypeError("redact must be a callable (record) -> record")
+        check_options(
+            queue_size=queue_size,
+            max_concurrency=max_concurrency,
+            batch_size=batch_size,
+            sink_buffer=sink_buffer,
+            overflow=overflow,
+            scorer_timeout=scorer_timeout,
+            linger=linger,
+            redact=redact,
+        )
         self.queue_size = queue_size
         self.overflow: Overflow = overflow
         self.max_concurrency = max_concurrency
@@ -413,8 +408,3 @@ class ScoringEngine:
 
     def __repr__(self) -> str:
         return f"ScoringEngine(scorers={self.scorer_ids}, sinks={[type(s).__name__ for s in self.sinks]})"
-
-
-def _positive_int(name: str, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
