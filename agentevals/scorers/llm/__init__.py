@@ -8,18 +8,14 @@ merge key by key with the defaults and invalid ones raise ``ValueError`` at cons
 from agentevals.scorers.llm._answer_relevancy import AnswerRelevancyOptions, create_answer_relevancy_scorer
 from agentevals.scorers.llm._answer_similarity import AnswerSimilarityOptions, create_answer_similarity_scorer
 from agentevals.scorers.llm._bias import BiasOptions, create_bias_scorer
-from agentevals.scorers.llm._claims import (
-    FaithfulnessOptions,
-    HallucinationOptions,
-    create_faithfulness_scorer,
-    create_hallucination_scorer,
-)
 from agentevals.scorers.llm._context_precision import ContextPrecisionOptions, create_context_precision_scorer
 from agentevals.scorers.llm._context_recall import ContextRecallOptions, create_context_recall_scorer
 from agentevals.scorers.llm._context_relevance import (
     ContextRelevanceOptions,
     create_context_relevance_scorer_llm,
 )
+from agentevals.scorers.llm._faithfulness import FaithfulnessOptions, create_faithfulness_scorer
+from agentevals.scorers.llm._hallucination import HallucinationOptions, create_hallucination_scorer
 from agentevals.scorers.llm._multi_turn_judge import MultiTurnJudgeOptions, create_multi_turn_judge_scorer
 from agentevals.scorers.llm._noise_sensitivity import (
     NoiseSensitivityOptions,

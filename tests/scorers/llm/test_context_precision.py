@@ -110,3 +110,19 @@ async def test_seed_example(judge_server: FakeJudgeServer, question: str) -> Non
     judge_server.push(verdicts("yes", "no", "yes", "no"), "Relevant pieces are first and third.")
     result = await scorer.run(Run(input=question, output="answer", metadata={"retrieved_context": DOCS}))
     assert result.score == 0.83
+
+
+async def test_seed_large_context_configuration(judge_server: FakeJudgeServer) -> None:
+    """Twin of the seed's 'large context evaluation' configuration: five static documents."""
+    documents = [
+        "Document 1: Highly relevant content...",
+        "Document 2: Somewhat related content...",
+        "Document 3: Tangentially related...",
+        "Document 4: Not relevant...",
+        "Document 5: Highly relevant content...",
+    ]
+    scorer = create_context_precision_scorer(judge_server.judge(), {"context": documents})
+    judge_server.push(verdicts("yes", "yes", "no", "no", "yes"), "r")
+    result = await scorer.run(input="q", output="a")
+    assert result.score == 0.87  # (1/1 + 2/2 + 3/5) / 3
+    assert "[4] Document 5: Highly relevant content..." in (result.analyze_prompt or "")

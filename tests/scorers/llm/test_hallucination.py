@@ -133,3 +133,20 @@ async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
         input="q", output="a"
     )
     assert result.score == 10.0 and result.judge_calls[1].attempts == 2
+
+
+@pytest.mark.parametrize(
+    "question", ["When was the first iPhone released?", "Tell me about the original iPhone announcement."]
+)
+async def test_seed_batch_example(judge_server: FakeJudgeServer, question: str) -> None:
+    """Twin of the seed's runEvals example with static context ['Known fact 1', 'Known fact 2']."""
+    scorer = create_hallucination_scorer(
+        judge_server.judge(), options={"context": ["Known fact 1", "Known fact 2"]}
+    )
+    judge_server.push(
+        claims(2), verdicts("no", "no"), "The score is 0 because every claim matches the context."
+    )
+    result = await scorer.run(input=question, output="Two supported claims.")
+    assert result.score == 0.0
+    assert result.reason == "The score is 0 because every claim matches the context."
+    assert "1. Known fact 1\n2. Known fact 2" in (result.analyze_prompt or "")

@@ -1,0 +1,125 @@
+"""Faithfulness: share of the output's claims supported by the context."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep, StepResults
+from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_prompt
+from agentevals.scorers.llm._common import (
+    Claims,
+    check_scale,
+    context_extractor,
+    expect_count,
+    make_judge,
+    merge_options,
+    numbered,
+    reason_step,
+    resolve_context,
+    scaled,
+    static_context,
+)
+
+FAITHFULNESS_INSTRUCTIONS = (
+    "You verify claims against a given context. A claim is supported only if the context states or "
+    "directly implies it; you never use outside knowledge."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FaithfulnessOptions:
+    """``context`` (static documents), ``context_extractor(run)`` (wins), ``scale``."""
+
+    context: Sequence[str] | None = None
+    context_extractor: Callable[..., Any] | None = None
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "context", static_context("faithfulness", self.context))
+        check_scale("faithfulness", self.scale)
+
+
+class FaithfulnessVerdict(BaseModel):
+    claim: str
+    verdict: Literal["yes", "no", "unsure"]
+    reason: str
+
+
+class FaithfulnessVerdicts(BaseModel):
+    verdicts: list[FaithfulnessVerdict]
+
+
+def create_faithfulness_scorer(
+    model: str | Judge,
+    options: FaithfulnessOptions | Mapping[str, Any] | None = None,
+    **option_kwargs: Any,
+) -> Scorer:
+    """Share of the output's claims supported by the context, in [0, scale] (higher is better).
+
+    Context comes from ``context_extractor(run)``, else ``context``, else the run itself: ``run.context``
+    (retrieved documents captured by an integration) or, failing that, the run's tool results, so live
+    judges get context too. No context at all is an error. Verdicts: yes (supported), no
+    (contradicted), unsure (not in the context). An output without claims scores 0.
+
+    >>> create_faithfulness_scorer("openai/gpt-4o-mini", context=["Paris is in France."]).id
+    'faithfulness-scorer'
+    """
+    opts = merge_options(FaithfulnessOptions, options, option_kwargs)
+    judge = make_judge(model, FAITHFULNESS_INSTRUCTIONS)
+    extractor = context_extractor(opts.context_extractor, "context_extractor")
+
+    async def context_of(run: Run, results: StepResults) -> list[str]:
+        found = await resolve_context(run, extractor=extractor, static=opts.context)
+        return need_context("faithfulness", found) if results.preprocess_step_result.claims else found
+
+    async def verdicts_prompt(run: Run, results: StepResults) -> str:
+        labels = (
+            '- "yes": the context supports the claim.\n- "no": the context contradicts the claim.\n'
+            '- "unsure": the context neither supports nor contradicts it (also for speculative claims).'
+        )
+        return verdict_prompt(
+            results.preprocess_step_result.claims, await context_of(run, results), labels, "claim"
+        )
+
+    def score(results: StepResults) -> float:
+        claims, verdicts = results.preprocess_step_result.claims, results.analyze_step_result.verdicts
+        expect_count(len(verdicts), len(claims), what="verdicts", per="claims")
+        if not claims:
+            return 0.0
+        return scaled(sum(v.verdict == "yes" for v in verdicts) / len(claims), opts.scale)
+
+    async def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+        lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in results.analyze_step_result.verdicts]
+        return f"""Explain in two or three sentences why the output's faithfulness score is {score} (out of
+{opts.scale}), naming unsupported or contradicted claims. Start with "The score is {score} because".
+
+Context:
+{numbered(await context_of(run, results))}
+Verdicts:
+{chr(10).join(lines)}"""
+
+    def fixed(run: Run, results: StepResults, score: float) -> str | None:
+        if results.preprocess_step_result.claims:
+            return None
+        return f"The score is {score} because the output makes no claims to verify."
+
+    return (
+        create_scorer(
+            id="faithfulness-scorer",
+            name="Faithfulness",
+            description="Share of the output's claims supported by the context",
+            judge=judge,
+            type="agent",
+        )
+        .preprocess(PromptStep("Extract the output's claims", claims_prompt, Claims))
+        .analyze(PromptStep("Check each claim against the context", verdicts_prompt, FaithfulnessVerdicts))
+        .generate_score(score)
+        .generate_reason(reason_step(judge, reason_prompt, fixed))
+    )
