@@ -165,3 +165,16 @@ async def test_judge_calls_are_never_scored(register: Any) -> None:
     assert record.score == 0.7 and record.scorer_id == "judged"
     assert await await_for(lambda: logger.skipped >= 1)  # the judge call reached the logger, left out
     assert logger.engine.stats().submitted == 1
+
+
+async def test_streamed_calls_are_scored_once_with_the_whole_reply(register: Any) -> None:
+    engine = RecordingEngine()
+    register(ScoringLogger(engine=engine))
+    stream = await litellm.acompletion(
+        model=MODEL, messages=[{"role": "user", "content": "hi"}], mock_response="streamed reply", stream=True
+    )
+    async for _ in stream:
+        pass
+    assert await await_for(lambda: len(engine.runs) == 1)
+    (run,) = engine.runs
+    assert run.output_text == "streamed reply" and run.metadata["stream"] is True
