@@ -74,6 +74,7 @@ class NoiseSensitivityOptions:
         for name, value in nested.items():
             if value is not None:
                 object.__setattr__(self, name, value)
+        object.__setattr__(self, "scoring", None)  # flattened: later merges must not re-apply it
         if not (isinstance(self.baseline_response, str) and self.baseline_response.strip()) or not (
             isinstance(self.noisy_query, str) and self.noisy_query.strip()
         ):

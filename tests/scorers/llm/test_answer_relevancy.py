@@ -121,3 +121,19 @@ async def test_seed_example(judge_server: FakeJudgeServer, question: str) -> Non
     result = await create_answer_relevancy_scorer(judge_server.judge()).run(input=question, output=answer)
     assert result.score == 0.15
     assert result.reason.startswith("The score is 0.15")  # type: ignore[union-attr]
+
+
+async def test_failed_reason_call_keeps_its_prompt_and_judge_call(judge_server: FakeJudgeServer) -> None:
+    from agentevals._result import failure_record
+    from agentevals._run import Run
+
+    judge_server.push(statements(1), verdicts("yes"), Reply.server_error(), Reply.server_error())
+    scorer = create_answer_relevancy_scorer(judge_server.judge(max_attempts=2))
+    run = Run(input=Q, output=A)
+    with pytest.raises(ScorerError) as caught:
+        await scorer.run(run)
+    record = failure_record(scorer_id=scorer.id, scorer_name=scorer.name, run=run, error=caught.value)
+    assert record.failed_step == "generate_reason"
+    assert record.generate_reason_prompt is not None and "The score is 1.0" in record.generate_reason_prompt
+    assert [c.ok for c in record.judge_calls] == [True, True, False]
+    assert record.analyze_step_result.results[0].result == "yes"
