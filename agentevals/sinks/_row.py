@@ -60,12 +60,14 @@ def jsonable(value: Any) -> Any:
 
 def dumps(value: Any) -> str:
     """Compact JSON text of ``value`` (serialized in pydantic-core's Rust code: fast)."""
+    if type(value) is dict and not value:  # request_context and metadata are usually empty
+        return "{}"
     return to_json(value, fallback=repr, inf_nan_mode="null").decode()
 
 
 def record_id(record: ScoreRecord) -> str:
     """A stable id per record (32 hex digits): re-sending a record (retry, replay) never duplicates a row."""
-    key = f"{record.scorer_id}\x1f{record.run_id}\x1f{record.created_at.isoformat()}"
+    key = f"{record.scorer_id}\x1f{record.run_id}\x1f{record.created_at.timestamp()!r}"
     return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
 
 
