@@ -1,8 +1,35 @@
 """Prebuilt scorers. Each is a :class:`~agentevals.Scorer` like any other."""
 
+from agentevals.scorers import _checks as checks
 from agentevals.scorers._combinators import all_of, any_of, weighted
+from agentevals.scorers._completeness import create_completeness_scorer
+from agentevals.scorers._content_similarity import create_content_similarity_scorer
 from agentevals.scorers._factuality import factuality
+from agentevals.scorers._keyword_coverage import create_keyword_coverage_scorer
 from agentevals.scorers._matching import exact_match, includes, json_match, levenshtein, regex
+from agentevals.scorers._textual_difference import create_textual_difference_scorer
+from agentevals.scorers._tone import create_tone_scorer
+from agentevals.scorers._tool_call_accuracy import create_tool_call_accuracy_scorer_code
+from agentevals.scorers._trajectory import (
+    create_tool_failures_scorer,
+    create_trajectory_accuracy_scorer_code,
+    create_trajectory_blacklist_scorer,
+    create_trajectory_efficiency_scorer,
+)
+from agentevals.scorers._trajectory_checks import compare_trajectories
+from agentevals.scorers._trajectory_combined import create_trajectory_scorer_code
+from agentevals.scorers._trajectory_limits import (
+    analyze_tool_failures,
+    check_trajectory_blacklist,
+    check_trajectory_efficiency,
+)
+from agentevals.scorers._trajectory_model import (
+    ExpectedStep,
+    Trajectory,
+    TrajectoryExpectation,
+    TrajectoryStep,
+    trajectory_from_run,
+)
 from agentevals.scorers.llm import (
     AnswerRelevancyOptions,
     AnswerSimilarityOptions,
@@ -46,6 +73,7 @@ __all__ = [
     "ContextPrecisionOptions",
     "ContextRecallOptions",
     "ContextRelevanceOptions",
+    "ExpectedStep",
     "FaithfulnessOptions",
     "HallucinationOptions",
     "MultiTurnJudgeOptions",
@@ -56,30 +84,50 @@ __all__ = [
     "SummarizationOptions",
     "ToolCallAccuracyLLMOptions",
     "ToxicityOptions",
+    "Trajectory",
     "TrajectoryAccuracyLLMOptions",
+    "TrajectoryExpectation",
+    "TrajectoryStep",
+    "all_of",
+    "analyze_tool_failures",
+    "any_of",
+    "check_trajectory_blacklist",
+    "check_trajectory_efficiency",
+    "checks",
+    "compare_trajectories",
     "create_answer_relevancy_scorer",
     "create_answer_similarity_scorer",
     "create_bias_scorer",
+    "create_completeness_scorer",
+    "create_content_similarity_scorer",
     "create_context_precision_scorer",
     "create_context_recall_scorer",
     "create_context_relevance_scorer_llm",
     "create_faithfulness_scorer",
     "create_hallucination_scorer",
+    "create_keyword_coverage_scorer",
     "create_multi_turn_judge_scorer",
     "create_noise_sensitivity_scorer_llm",
     "create_prompt_alignment_scorer_llm",
     "create_rubric_scorer",
     "create_summarization_scorer",
+    "create_textual_difference_scorer",
+    "create_tone_scorer",
+    "create_tool_call_accuracy_scorer_code",
     "create_tool_call_accuracy_scorer_llm",
+    "create_tool_failures_scorer",
     "create_toxicity_scorer",
+    "create_trajectory_accuracy_scorer_code",
     "create_trajectory_accuracy_scorer_llm",
-    "all_of",
-    "any_of",
+    "create_trajectory_blacklist_scorer",
+    "create_trajectory_efficiency_scorer",
+    "create_trajectory_scorer_code",
     "exact_match",
     "factuality",
     "includes",
     "json_match",
     "levenshtein",
     "regex",
+    "trajectory_from_run",
     "weighted",
 ]

@@ -1,0 +1,42 @@
+"""The texts the code-based scorers compare, read from a :class:`~agentevals.Run`.
+
+Convention (as Mastra's code scorers): the *input text* is the text of every input message,
+and the *output text* the text of every output message, each joined with ``", "``. Two
+deliberate differences: messages without text (e.g. an assistant turn that only called a
+tool) and ``tool``-role messages (tool results, not the agent's words) are skipped, where
+Mastra would join an empty string and leave a stray ``", "``; and a missing input or
+output raises a clear error instead of being read as an empty text.
+"""
+
+from __future__ import annotations
+
+from agentevals._run import Run
+
+_SEPARATOR = ", "
+
+
+def input_text(run: Run, scorer_id: str) -> str:
+    """The joined input text; raises ``ValueError`` when the run has no input."""
+    if run.input is None:
+        raise ValueError(
+            f"{scorer_id} compares the output with the input, but run.input is None; "
+            "pass input= (an empty string is scored as an empty text)"
+        )
+    return _SEPARATOR.join(m.content for m in run.input_messages if m.content)
+
+
+def output_text(run: Run, scorer_id: str) -> str:
+    """The joined output text; raises ``ValueError`` when the run has no output."""
+    if run.output is None:
+        raise ValueError(
+            f"{scorer_id} needs the agent's output, but run.output is None; "
+            "pass output= (an empty string is scored as an empty text)"
+        )
+    return _SEPARATOR.join(m.content for m in run.output_messages if m.role != "tool" and m.content)
+
+
+def assistant_text(run: Run, separator: str) -> str:
+    """The text of the output's assistant messages joined with ``separator`` (quick checks)."""
+    if run.output is None:
+        raise ValueError("this check reads the agent's output, but run.output is None; pass output=")
+    return separator.join(m.content for m in run.output_messages if m.role == "assistant")
