@@ -19,7 +19,7 @@ from agentevals.scorers import exact_match
 
 
 async def test_a_plain_runnable_gets_the_raw_input_and_its_message_output_is_converted() -> None:
-    chain = RunnableLambda(lambda text: AIMessage(content=text.upper()))
+    chain: RunnableLambda[str, AIMessage] = RunnableLambda(lambda text: AIMessage(content=text.upper()))
     result = await arun_evals([{"input": "hi", "ground_truth": "HI"}], [exact_match], chain, progress=False)
     assert result.scores == {"exact_match": 1.0}
     assert result.items[0].output[0].role == "assistant"
@@ -47,7 +47,7 @@ async def test_chat_agents_accept_message_lists_and_agent_inputs(chat_model: Cal
     said_hello = create_scorer(id="bonjour").generate_score(
         lambda run, **_: float("Bonjour" in run.output_text)
     )
-    data = [
+    data: list[dict[str, Any]] = [
         {
             "input": [
                 {"role": "user", "content": "Say hello"},
@@ -171,7 +171,7 @@ async def test_a_chat_graph_gets_its_own_state_when_the_input_is_one() -> None:
     graph.add_node("reply", reply)
     graph.add_edge(START, "reply")
     graph.add_edge("reply", END)
-    data = [
+    data: list[dict[str, Any]] = [
         {
             "input": {"messages": [{"role": "user", "content": "hi"}], "tone": "warm"},
             "ground_truth": "(warm) hi",
