@@ -79,14 +79,19 @@ def create_context_precision_scorer(
     judge = make_judge(model, INSTRUCTIONS)
     extractor = opts.extractor()
 
-    async def context_of(run: Run) -> list[str]:
-        return await required_context(run, opts, extractor, "context precision")
+    async def resolve(run: Run) -> dict[str, list[str]]:
+        """Resolve the context once (an extractor may query a vector store) and keep it on the result."""
+        return {"context": await required_context(run, opts, extractor, "context precision")}
+
+    def context_of(results: StepResults) -> list[str]:
+        context: list[str] = results.preprocess_step_result["context"]
+        return context
 
     def expected_answer(run: Run) -> str:
         return as_text(run.ground_truth) if run.ground_truth is not None else response_text(run)
 
-    async def verdicts_prompt(run: Run) -> str:
-        context = await context_of(run)
+    def verdicts_prompt(run: Run, results: StepResults) -> str:
+        context = context_of(results)
         pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
         return f"""For each context piece, decide whether it is useful for producing the expected answer
 to the question ("yes") or not ("no").
@@ -103,8 +108,8 @@ Context pieces (index in brackets):
 Return {{"verdicts": [{{"context_index", "verdict", "reason"}}, ...]}} with exactly one verdict per piece,
 indices 0 to {len(context) - 1}."""
 
-    async def score(run: Run, results: StepResults) -> float:
-        context = await context_of(run)
+    def score(results: StepResults) -> float:
+        context = context_of(results)
         verdicts = results.analyze_step_result.verdicts
         expect_count(len(verdicts), len(context), what="verdicts", per="context pieces")
         indices = sorted(v.context_index for v in verdicts)
@@ -135,6 +140,7 @@ Verdicts per context piece:
             judge=judge,
             type="agent",
         )
+        .preprocess(resolve)
         .analyze(PromptStep("Judge each context piece's relevance", verdicts_prompt, PrecisionVerdicts))
         .generate_score(score)
         .generate_reason(reason_step(judge, reason_prompt))

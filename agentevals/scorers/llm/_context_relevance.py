@@ -84,11 +84,16 @@ def create_context_relevance_scorer_llm(
     judge = make_judge(model, INSTRUCTIONS)
     extractor = opts.extractor()
 
-    async def context_of(run: Run) -> list[str]:
-        return await required_context(run, opts, extractor, "context relevance")
+    async def resolve(run: Run) -> dict[str, list[str]]:
+        """Resolve the context once (an extractor may query a vector store) and keep it on the result."""
+        return {"context": await required_context(run, opts, extractor, "context relevance")}
 
-    async def analysis_prompt(run: Run) -> str:
-        context = await context_of(run)
+    def context_of(results: StepResults) -> list[str]:
+        context: list[str] = results.preprocess_step_result["context"]
+        return context
+
+    def analysis_prompt(run: Run, results: StepResults) -> str:
+        context = context_of(results)
         pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
         return f"""Assess each context piece for the question:
 - relevance_level: "high" (directly needed), "medium" (helpful), "low" (marginal), "none" (unrelated);
@@ -109,8 +114,8 @@ Return {{"evaluations": [{{"context_index", "context_piece", "relevance_level", 
 "missing_context": [...], "overall_assessment": "..."}} with exactly one evaluation per piece
 ({len(context)} evaluations)."""
 
-    async def score(run: Run, results: StepResults) -> float:
-        context = await context_of(run)
+    def score(results: StepResults) -> float:
+        context = context_of(results)
         analysis: RelevanceAnalysis = results.analyze_step_result
         evaluations = analysis.evaluations
         expect_count(len(evaluations), len(context), what="evaluations", per="context pieces")
@@ -145,6 +150,7 @@ Overall: {analysis.overall_assessment}"""
             judge=judge,
             type="agent",
         )
+        .preprocess(resolve)
         .analyze(
             PromptStep("Assess relevance and use of each context piece", analysis_prompt, RelevanceAnalysis)
         )

@@ -49,7 +49,7 @@ async def test_fields_prompts_and_expected_answer(judge_server: FakeJudgeServer)
     result = await scorer.run(
         input="How does photosynthesis work?", output="Light.", ground_truth="Plants use light"
     )
-    assert result.score == 1.0 and result.preprocess_step_result is None
+    assert result.score == 1.0 and result.preprocess_step_result == {"context": DOCS[:2]}
     assert [v.verdict for v in result.analyze_step_result.verdicts] == ["yes", "no"]
     assert "[0] Photosynthesis uses light." in result.analyze_prompt  # type: ignore[operator]
     assert "Plants use light" in result.analyze_prompt  # type: ignore[operator]
@@ -126,3 +126,17 @@ async def test_seed_large_context_configuration(judge_server: FakeJudgeServer) -
     result = await scorer.run(input="q", output="a")
     assert result.score == 0.87  # (1/1 + 2/2 + 3/5) / 3
     assert "[4] Document 5: Highly relevant content..." in (result.analyze_prompt or "")
+
+
+async def test_extractor_runs_once_per_run(judge_server: FakeJudgeServer) -> None:
+    calls: list[str] = []
+
+    async def search(run: Run) -> list[str]:
+        calls.append(run.input_text)
+        return DOCS[:2]
+
+    judge_server.push(verdicts("yes", "yes"), "r")
+    result = await create_context_precision_scorer(judge_server.judge(), context_extractor=search).run(
+        input="q", output="a"
+    )
+    assert result.score == 1.0 and calls == ["q"]
