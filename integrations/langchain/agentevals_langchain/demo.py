@@ -29,7 +29,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.tools import tool
 
 from agentevals import Judge, create_scorer
-from agentevals.scorers import includes
+from agentevals.scorers import (
+    create_keyword_coverage_scorer,
+    create_tone_scorer,
+    create_trajectory_efficiency_scorer,
+    includes,
+)
 from agentevals.scorers.llm import create_answer_relevancy_scorer
 from agentevals.sinks import LoggingSink, MemorySink, SQLiteSink
 from agentevals_langchain._middleware import ScoringMiddleware
@@ -161,20 +166,16 @@ def _judge(stack: ExitStack) -> tuple[Judge, str]:
 
 
 def build_scorers(judge: Judge) -> dict[str, Any]:
-    """Code-based scorers plus one LLM-judged scorer sampled at 50%."""
+    """Prebuilt and custom code-based scorers, plus one LLM-judged scorer sampled at 50%."""
     used_tool = create_scorer(
         id="used_tool", description="1 when the agent called at least one tool"
     ).generate_score(lambda run, **_: 1.0 if any(m.tool_invocations for m in run.output_messages) else 0.0)
-    concise = (
-        create_scorer(id="concise", description="Short answers score higher")
-        .preprocess(lambda run, **_: len(run.output_text.split()))
-        .generate_score(lambda results, **_: 1.0 if results.preprocess_step_result <= 12 else 0.5)
-        .generate_reason(lambda results, **_: f"{results.preprocess_step_result} words")
-    )
     return {
         "includes_expected": includes,
+        "keyword_coverage": create_keyword_coverage_scorer(),
+        "tone": create_tone_scorer(),
+        "efficiency": create_trajectory_efficiency_scorer(max_steps=1),
         "used_tool": used_tool,
-        "concise": concise,
         "answer_relevancy": {"scorer": create_answer_relevancy_scorer(judge), "sampling": 0.5},
     }
 

@@ -14,14 +14,15 @@ def test_demo_scores_twenty_runs_into_sqlite(tmp_path: Path, capsys: pytest.Capt
     assert demo.main(["--db", str(db), "--quiet"]) == 0
     out = capsys.readouterr().out
     table = out.split("scorer ", 1)[1]
-    for scorer in ("answer_relevancy", "concise", "includes_expected", "used_tool"):
+    code_scorers = ("includes_expected", "keyword_coverage", "tone", "efficiency", "used_tool")
+    for scorer in ("answer_relevancy", *code_scorers):
         assert scorer in table
     assert "20 runs" in out and "0 scorer failures" in out
     with sqlite3.connect(db) as conn:
         rows = dict(
             conn.execute("SELECT scorer_id, COUNT(*) FROM agentevals_scores GROUP BY scorer_id").fetchall()
         )
-    assert rows["includes_expected"] == rows["used_tool"] == rows["concise"] == 20
+    assert all(rows[s] == 20 for s in code_scorers)
     assert 0 < rows["answer_relevancy"] < 20  # sampled at 50%
 
 
