@@ -246,7 +246,7 @@ def _is_system(message: Any) -> bool:
     if isinstance(message, Mapping):
         return message.get("role") in ("system", "developer")
     if isinstance(message, tuple):
-        return message[0] == "system"
+        return bool(message[0] == "system")
     return getattr(message, "type", None) == "system"
 
 
