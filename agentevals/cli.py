@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import inspect
 import json
 import sys
 from collections.abc import Sequence
@@ -268,9 +269,24 @@ def _prebuilt(name: str) -> Any:
         if not attr.startswith("_") and hasattr(module, attr):
             return getattr(module, attr)
     known = sorted(
-        n for m in SCORER_MODULES if (mod := _try_import(m)) is not None for n in getattr(mod, "__all__", [])
+        {
+            n
+            for m in SCORER_MODULES
+            if (mod := _try_import(m)) is not None
+            for n in getattr(mod, "__all__", [])
+            if _makes_scorer(getattr(mod, n, None))
+        }
     )
     raise UsageError(f"unknown scorer {name!r}; prebuilt scorers: {', '.join(known)} (or use module:object)")
+
+
+def _makes_scorer(obj: Any) -> bool:
+    """A scorer, or a function annotated to return one (a factory)."""
+    if isinstance(obj, Scorer):
+        return True
+    if not inspect.isfunction(obj):
+        return False
+    return "Scorer" in str(inspect.signature(obj).return_annotation)
 
 
 def _try_import(name: str) -> Any:
