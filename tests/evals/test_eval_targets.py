@@ -181,3 +181,31 @@ async def test_a_chat_graph_gets_its_own_state_when_the_input_is_one() -> None:
     result = await arun_evals(data, [exact_match], graph.compile(), progress=False)
     assert result.items[0].scores == {"exact_match": 1.0}
     assert result.items[1].error is not None and "tone" in result.items[1].error  # the graph needs a tone
+
+
+async def test_trajectory_scorers_get_the_items_expected_trajectory(chat_model: Callable[..., Any]) -> None:
+    from langchain_core.tools import tool
+
+    from agentevals.scorers import create_trajectory_accuracy_scorer_code
+
+    @tool
+    def search(query: str) -> str:
+        """Search."""
+        return "found"
+
+    model = chat_model(
+        {"Find cats": "Cats found.", "Say hi": "Hi."},
+        tool_calls={"Find cats": {"name": "search", "args": {"query": "cats"}, "id": "c1"}},
+    )
+    result = await arun_evals(
+        [
+            {"input": "Find cats", "expectedTrajectory": ["search"]},
+            {"input": "Say hi", "expected_trajectory": ["search"]},
+        ],
+        {"trajectory": [create_trajectory_accuracy_scorer_code()]},
+        create_agent(model, tools=[search]),
+        progress=False,
+    )
+    scores = [i.scores for i in result.items]
+    assert [next(iter(s.values())) for s in scores] == [1.0, 0.0]
+    assert isinstance(result.scores, dict) and "workflow" not in result.scores  # flat, as for agents
