@@ -34,7 +34,7 @@ class Claims(BaseModel):
 # -- options -----------------------------------------------------------------------------------------
 
 
-def _snake(name: str) -> str:
+def snake_case(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
@@ -58,7 +58,7 @@ def merge_options(
         raise ValueError(f"options must be a {cls.__name__}, a dict or None, not {type(options).__name__}")
     merged: dict[str, Any] = {}
     for key, value in {**base, **overrides}.items():
-        name = key if key in names else _snake(str(key))
+        name = key if key in names else snake_case(str(key))
         if name not in names:
             raise ValueError(f"unknown option {key!r} for {cls.__name__}; valid options: {', '.join(names)}")
         merged[name] = value

@@ -22,6 +22,7 @@ from agentevals.scorers.llm._common import (
     reason_step,
     response_text,
     scaled,
+    snake_case,
 )
 from agentevals.scorers.llm._context_options import ContextOptions, required_context
 
@@ -29,6 +30,7 @@ INSTRUCTIONS = (
     "You assess retrieved context for a question: how relevant each piece is, whether the answer used "
     "it, and which information needed for a good answer the context lacks."
 )
+_PENALTIES = ("unused_high_relevance_context", "missing_context_per_item", "max_missing_context_penalty")
 RELEVANCE_WEIGHTS: dict[str, float] = {"high": 1.0, "medium": 0.7, "low": 0.3, "none": 0.0}
 
 
@@ -39,9 +41,16 @@ class ContextRelevanceOptions(ContextOptions):
     unused_high_relevance_context: float = 0.1
     missing_context_per_item: float = 0.15
     max_missing_context_penalty: float = 0.5
+    penalties: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        for key, value in dict(self.penalties or {}).items():
+            name = snake_case(str(key))
+            if name not in _PENALTIES:
+                raise ValueError(f"context relevance: unknown penalty {key!r}; use {', '.join(_PENALTIES)}")
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "penalties", None)  # flattened: later merges must not re-apply it
         for name in (
             "unused_high_relevance_context",
             "missing_context_per_item",
@@ -75,7 +84,9 @@ def create_context_relevance_scorer_llm(
     ``unused_high_relevance_context`` per highly relevant piece the answer did not use, minus
     ``missing_context_per_item`` per missing item (at most ``max_missing_context_penalty``); floored at
     0, × scale. Context: ``context_extractor(run)`` (wins), ``context``, or the run's ``run.context`` /
-    tool results; none is an error. Penalties are flat options (Mastra nests them under ``penalties``).
+    tool results; none is an error. The context used is kept as
+    ``preprocess_step_result = {"context": [...]}``. Penalties are flat options; the seed's nested
+    ``penalties={"unusedHighRelevanceContext": ..., ...}`` is accepted too.
 
     >>> create_context_relevance_scorer_llm("openai/gpt-4o-mini", context=["doc"]).name
     'Context Relevance (LLM)'

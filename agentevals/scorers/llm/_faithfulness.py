@@ -20,7 +20,7 @@ from agentevals.scorers.llm._common import (
     expect_count,
     make_judge,
     merge_options,
-    numbered,
+    query_text,
     reason_step,
     resolve_context,
     scaled,
@@ -95,13 +95,13 @@ def create_faithfulness_scorer(
             return 0.0
         return scaled(sum(v.verdict == "yes" for v in verdicts) / len(claims), opts.scale)
 
-    async def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
+        # the verdicts' reasons cite the context, so the (possibly costly) extractor runs only once
         lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in results.analyze_step_result.verdicts]
         return f"""Explain in two or three sentences why the output's faithfulness score is {score} (out of
 {opts.scale}), naming unsupported or contradicted claims. Start with "The score is {score} because".
 
-Context:
-{numbered(await context_of(run, results))}
+Question: {query_text(run)}
 Verdicts:
 {chr(10).join(lines)}"""
 

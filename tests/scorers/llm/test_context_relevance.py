@@ -93,3 +93,13 @@ async def test_tool_results_as_context_and_errors(judge_server: FakeJudgeServer)
         create_context_relevance_scorer_llm("openai/gpt-4o-mini", max_missing_context_penalty=3)
     with pytest.raises(ValueError, match="context_extractor must be callable"):
         create_context_relevance_scorer_llm("openai/gpt-4o-mini", context_extractor="docs")
+
+
+async def test_nested_penalties_option(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(analysis(("high", False)), "r")
+    scorer = create_context_relevance_scorer_llm(
+        judge_server.judge(), context=["d"], penalties={"unusedHighRelevanceContext": 0.4}
+    )
+    assert (await scorer.run(input="q", output="a")).score == 0.6
+    with pytest.raises(ValueError, match="unknown penalty 'bogus'"):
+        create_context_relevance_scorer_llm("openai/gpt-4o-mini", penalties={"bogus": 0.1})
