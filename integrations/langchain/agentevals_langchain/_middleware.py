@@ -94,7 +94,7 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
 
     def before_agent(self, state: ScoringState, runtime: Any) -> dict[str, Any] | None:
         try:
-            return self._begin(state)
+            return self._begin(state, runtime)
         except Exception:
             log.exception("agentevals: ScoringMiddleware.before_agent failed; this run is not scored")
             return None
@@ -155,8 +155,8 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
             log.exception("agentevals: ScoringMiddleware capture failed; the run may be scored incompletely")
             return None
 
-    def _begin(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        run_id = uuid.uuid4()
+    def _begin(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
+        run_id = _root_run_id(runtime) or uuid.uuid4()
         trace = Trace(
             root_id=run_id,
             kind="agent",
@@ -230,6 +230,15 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
         messages = list(state.get("messages") or [])
         run = build_run(trace, {"messages": messages}, error=None, entity=self.entity or _agent_name())
         submit_safely(self.engine, run)
+
+
+def _root_run_id(runtime: Any) -> uuid.UUID | None:
+    """The graph run's id when the caller set one (``config={"run_id": ...}``), to join traces."""
+    value = getattr(getattr(runtime, "execution_info", None), "run_id", None)
+    try:
+        return uuid.UUID(str(value)) if value else None
+    except ValueError:
+        return None
 
 
 def _config() -> Mapping[str, Any]:

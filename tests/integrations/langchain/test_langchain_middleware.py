@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from typing import Any
 
 import pytest
@@ -19,8 +20,12 @@ def ask(city: str) -> dict[str, Any]:
 
 def test_middleware_captures_the_run(engine: Any, make_agent: Any) -> None:
     agent = make_agent(ScoringMiddleware(engine=engine), name="weather")
-    agent.invoke(ask("Paris"), config={"metadata": {"ground_truth": "sunny", "user": "u1"}})
+    root_id = uuid.uuid4()
+    agent.invoke(
+        ask("Paris"), config={"run_id": root_id, "metadata": {"ground_truth": "sunny", "user": "u1"}}
+    )
     (run,) = engine.runs
+    assert run.run_id == run.trace_id == str(root_id)
     assert run.entity == "weather"
     assert [m.content for m in run.system_messages] == ["You are a weather assistant."]
     assert run.input_text == "Paris" and run.output_text == "It is sunny in Paris and 2+3=5."
