@@ -94,7 +94,10 @@ class RubricAnalysis(BaseModel):
 
 
 def _dynamic_rubric(run: Run) -> tuple[RubricCriterion, ...]:
-    for source in (run.request_context, run.metadata):
+    sources: list[Mapping[str, Any]] = [run.request_context, run.metadata]
+    if isinstance(run.input, Mapping):
+        sources.append(run.input)
+    for source in sources:
         if source.get("rubric") is not None:
             return parse_rubric(source["rubric"])
     return ()
@@ -105,7 +108,8 @@ def create_rubric_scorer(
 ) -> Scorer:
     """``scale`` when every required criterion is satisfied (all of them if none is required), else 0.
 
-    The rubric is ``criteria`` or, per run, ``request_context["rubric"]`` / ``metadata["rubric"]``.
+    The rubric is ``criteria`` or, per run, ``request_context["rubric"]``, ``metadata["rubric"]`` or
+    a dict input's ``"rubric"``.
     Without any rubric the run passes (score = scale) without a judge call. The reason lists the
     unmet criteria (no extra judge call).
 

@@ -58,6 +58,9 @@ async def test_rubric_dynamic_none_and_errors(judge_server: FakeJudgeServer) -> 
     dynamic = await scorer.run(Run(input="q", output="a", request_context={"rubric": "* Is short"}))
     assert dynamic.score == 1.0 and "1. Is short" in (dynamic.analyze_prompt or "")
     assert dynamic.judge_calls[0].attempts == 2
+    judge_server.push(checks(False))
+    from_input = await scorer.run(input={"question": "q", "rubric": ["Is polite"]}, output="a")
+    assert from_input.score == 0.0 and "1. Is polite" in (from_input.analyze_prompt or "")
     judge_server.push(checks(True))
     with pytest.raises(ScorerError, match="1 criterion results for 2 rubric criteria"):
         await create_rubric_scorer(judge_server.judge(), criteria="a\nb").run(input="q", output="a")
