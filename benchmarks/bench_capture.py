@@ -6,6 +6,10 @@ calls per run). The handler scores every run (sampling 1.0) with 5 code scorers 
 includes capture plus any contention from background scoring. Blocks of runs alternate between the
 two setups so machine-load drift hits both alike. Target: ratio <= 1.10.
 
+The "capture only" line hands runs to an engine stand-in that drops them: it is the handler's own cost
+on the hot path. The other lines include background scoring, which on this CPU-bound fake agent (no
+model latency to hide behind) competes for the GIL; with a real model the agent mostly waits on I/O.
+
 Run: ``uv run python benchmarks/bench_capture.py [--runs 400] [--block 50]``
 """
 
