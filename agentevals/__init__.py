@@ -24,8 +24,8 @@ from agentevals._messages import AgentInput, Message, ToolInvocation
 from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
 from agentevals._run import Run
 from agentevals._sampling import Sampling
-from agentevals._scorer import Scorer, StepInfo, create_scorer
-from agentevals._steps import PromptStep, StepResults
+from agentevals._scorer import Scorer, StepInfo, create_scorer, is_scoring
+from agentevals._steps import PromptStep, SkipJudge, StepResults
 
 __all__ = [
     "AgentEvalsError",
@@ -51,11 +51,13 @@ __all__ = [
     "ScorerError",
     "ScorerStats",
     "ScoringEngine",
+    "SkipJudge",
     "StepInfo",
     "StepResults",
     "ToolInvocation",
     "arun_evals",
     "create_scorer",
+    "is_scoring",
     "messages_from_langchain",
     "messages_from_openai",
     "run_evals",

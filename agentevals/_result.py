@@ -120,6 +120,7 @@ def failure_record(
     error: BaseException,
     source: Literal["live", "test"] = "test",
     duration_ms: float = 0.0,
+    failed_step: str | None = None,
 ) -> ScoreFailure:
     """An error record for ``run`` (a ``Run``) from any exception; keeps a ``ScorerError``'s partial work."""
     from agentevals._errors import ScorerError
@@ -128,7 +129,6 @@ def failure_record(
     completed: dict[str, Any] = {}
     prompts: dict[str, str] = {}
     calls: list[JudgeCall] = []
-    failed_step = None
     if isinstance(error, ScorerError):
         completed, prompts, calls, failed_step = (
             error.completed,

@@ -14,7 +14,7 @@ from agentevals._errors import JudgeError, ScorerError
 from agentevals._judge._judge import Judge
 from agentevals._result import JudgeCall, ScoreResult
 from agentevals._run import Run, coerce_run
-from agentevals._steps import STEP_ORDER, ScoreOutput, Step, StepName, StepResults, make_step
+from agentevals._steps import STEP_ORDER, ScoreOutput, SkipJudge, Step, StepName, StepResults, make_step
 from agentevals._sync import run_sync
 
 ScorerType = Literal["agent", "trajectory"]
@@ -35,6 +35,14 @@ class _Execution:
 _current: contextvars.ContextVar[_Execution | None] = contextvars.ContextVar(
     "agentevals_scorer_execution", default=None
 )
+
+
+def is_scoring() -> bool:
+    """True while a scorer runs in the current context (e.g. inside a step, or a judge call it makes).
+
+    Integrations that score LLM traffic use it to skip the scorers' own calls (no feedback loop).
+    """
+    return _current.get() is not None
 
 
 @dataclass(frozen=True)
@@ -230,6 +238,8 @@ class Scorer:
                 "judge=Judge(model=..., instructions=...) to create_scorer or to the PromptStep"
             )
         prompt = await prompt_step._prompt(**kwargs)
+        if isinstance(prompt, SkipJudge):
+            return prompt.value
         if not isinstance(prompt, str):
             raise TypeError(f"create_prompt must return a string, got {type(prompt).__name__}")
         execution.prompts[step.name] = prompt

@@ -24,6 +24,17 @@ class StepResults:
     generate_score_step_result: Any = None
 
 
+@dataclass(frozen=True)
+class SkipJudge:
+    """Return this from ``create_prompt`` to skip the judge call; ``value`` becomes the step's result.
+
+    Useful when there is nothing to ask, e.g. a fixed reason for an empty output. For a
+    ``generate_score`` step the value is the score itself (``calculate_score`` is not called).
+    """
+
+    value: Any
+
+
 class ScoreOutput(BaseModel):
     """Default output schema of a prompt-mode ``generate_score`` step."""
 
@@ -71,7 +82,7 @@ class PromptStep:
     """
 
     description: str
-    create_prompt: Callable[..., str | Awaitable[str]]
+    create_prompt: Callable[..., str | SkipJudge | Awaitable[str | SkipJudge]]
     output_schema: type[BaseModel] | None = None
     calculate_score: Callable[..., Any] | None = None
     judge: Judge | None = None

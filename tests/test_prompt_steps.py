@@ -184,3 +184,51 @@ async def test_failure_keeps_completed_steps_and_judge_calls(judge_server: FakeJ
     assert info.value.completed == {"preprocess": Statements(statements=["a"])}
     assert info.value.prompts == {"preprocess": "p1", "analyze": "p2"}
     assert [c.ok for c in info.value.judge_calls] == [True, False]
+
+
+async def test_skip_judge_returns_a_value_without_a_judge_call(judge_server: FakeJudgeServer) -> None:
+    from agentevals import SkipJudge
+
+    judge_server.push("Because it is concise.")
+    reason = PromptStep(
+        description="Explain",
+        create_prompt=lambda run, **_: (
+            SkipJudge("Nothing to explain: empty output.") if not run.output_text else "Explain the score"
+        ),
+    )
+    scorer = (
+        create_scorer(id="skip", judge=judge_server.judge())
+        .generate_score(lambda **_: 1)
+        .generate_reason(reason)
+    )
+    skipped = await scorer.run(output="")
+    assert skipped.reason == "Nothing to explain: empty output."
+    assert skipped.generate_reason_prompt is None and skipped.judge_calls == []
+    asked = await scorer.run(output="short")
+    assert asked.reason == "Because it is concise." and asked.generate_reason_prompt == "Explain the score"
+    assert len(judge_server.requests) == 1
+
+
+async def test_judge_requests_are_marked_and_is_scoring_is_true_inside_steps(
+    judge_server: FakeJudgeServer,
+) -> None:
+    from agentevals import is_scoring
+    from agentevals._judge._request import JUDGE_METADATA_KEY, build_request
+
+    request = build_request(
+        model="m",
+        instructions="",
+        prompt="p",
+        schema=None,
+        native_schema=False,
+        temperature=None,
+        timeout=1.0,
+        api_base=None,
+        api_key=None,
+        extra={"metadata": {"team": "a"}},
+    )
+    assert request["metadata"] == {"team": "a", JUDGE_METADATA_KEY: True}
+    seen: list[bool] = []
+    scorer = create_scorer(id="inside").generate_score(lambda **_: seen.append(is_scoring()) or 1)
+    await scorer.run(output="x")
+    assert seen == [True] and not is_scoring()

@@ -132,9 +132,9 @@ class Judge:
                 costs.append(cost)
             text = last_text = _litellm.reply_text(response)
             if schema is None:
-                if text is None:
+                if text is None or not text.strip():
                     raise ReplyParseError("the judge returned an empty reply")
-                return text, text
+                return text.strip(), text
             return parse_reply(text, schema), text or ""
 
         def record(ok: bool, error: str | None = None) -> JudgeCall:

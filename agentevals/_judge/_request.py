@@ -7,6 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+JUDGE_METADATA_KEY = "agentevals_judge"
+"""Metadata flag set on every judge request sent through LiteLLM."""
+
 JSON_INSTRUCTION = (
     "Reply with a single JSON object and nothing else. It must validate against this JSON schema:\n"
 )
@@ -58,4 +61,6 @@ def build_request(
     if api_key is not None:
         request["api_key"] = api_key
     request.update(extra)
+    # Marks the call as a judge call, so integrations that score LiteLLM traffic never score it.
+    request["metadata"] = {**(extra.get("metadata") or {}), JUDGE_METADATA_KEY: True}
     return request

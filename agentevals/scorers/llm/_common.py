@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
-from agentevals._steps import Invoker, StepResults
+from agentevals._steps import Invoker, PromptStep, SkipJudge, StepResults
 from agentevals.utils import extract_tool_results, round_to_two_decimals
 
 OptionsT = TypeVar("OptionsT")
@@ -107,41 +107,23 @@ def make_judge(model: str | Judge, instructions: str) -> Judge:
     raise TypeError(f"model must be a LiteLLM model string or a Judge, not {type(model).__name__}")
 
 
-async def ask(judge: Judge, step: str, prompt: str, schema: type[BaseModel] | None = None) -> Any:
-    """Call the judge from a function step, recording the prompt and the call on the running result.
-
-    Prompt steps record these by themselves; function steps that call the judge only sometimes (to skip
-    a call when there is nothing to ask) use this instead.
-    """
-    from agentevals._scorer import _current  # the running execution (no public hook exists yet)
-
-    execution = _current.get()
-    if execution is not None:
-        execution.prompts[step] = prompt
-    reply = await judge.complete(prompt, schema=schema, step=step)
-    if execution is not None:
-        execution.judge_calls.append(reply.call)
-    return reply.value
-
-
 PromptBuilder = Callable[[Run, StepResults, float], str | Awaitable[str]]
 FixedReason = Callable[[Run, StepResults, float], str | None]
 
 
-def reason_step(judge: Judge, prompt: PromptBuilder, fixed: FixedReason | None = None) -> Any:
-    """A generate_reason step: a fixed sentence when ``fixed`` gives one, else the judge's text."""
+def reason_step(judge: Judge, prompt: PromptBuilder, fixed: FixedReason | None = None) -> PromptStep:
+    """A generate_reason prompt step: a fixed sentence (no judge call) when ``fixed`` gives one, else the
+    judge's text."""
 
-    async def generate_reason(run: Run, results: StepResults, score: float) -> str:
+    async def create_prompt(run: Run, results: StepResults, score: float) -> str | SkipJudge:
         if fixed is not None:
             sentence = fixed(run, results, score)
             if sentence is not None:
-                return sentence
+                return SkipJudge(sentence)
         text = prompt(run, results, score)
-        if inspect.isawaitable(text):
-            text = await text
-        return str(await ask(judge, "generate_reason", text)).strip()
+        return await text if inspect.isawaitable(text) else text
 
-    return generate_reason
+    return PromptStep(description="Explain the score", create_prompt=create_prompt, judge=judge)
 
 
 # -- text -------------------------------------------------------------------------------------------

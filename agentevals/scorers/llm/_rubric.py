@@ -12,9 +12,8 @@ from pydantic import BaseModel
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import StepResults
+from agentevals._steps import PromptStep, SkipJudge, StepResults
 from agentevals.scorers.llm._common import (
-    ask,
     check_scale,
     expect_count,
     history_text,
@@ -122,10 +121,10 @@ def create_rubric_scorer(
     def rubric_of(run: Run) -> tuple[RubricCriterion, ...]:
         return opts.criteria or _dynamic_rubric(run)
 
-    async def analyze(run: Run) -> RubricAnalysis | None:
+    def analyze_prompt(run: Run) -> str | SkipJudge:
         criteria = rubric_of(run)
         if not criteria:
-            return None
+            return SkipJudge(None)
         history = history_text(run)
         prompt = f"""Check the response against each rubric criterion, in order.
 {f"{chr(10)}Earlier conversation:{chr(10)}{history}{chr(10)}" if history else ""}
@@ -140,8 +139,7 @@ Rubric:
 
 Return {{"criteria": [{{"criterion", "satisfied", "reasoning"}}], "overall_assessment": "..."}} with
 exactly one entry per criterion, in order ({len(criteria)} entries)."""
-        result: RubricAnalysis = await ask(judge, "analyze", prompt, RubricAnalysis)
-        return result
+        return prompt
 
     def unmet(run: Run, results: StepResults) -> list[RubricCriterion]:
         criteria = rubric_of(run)
@@ -178,7 +176,13 @@ exactly one entry per criterion, in order ({len(criteria)} entries)."""
             judge=judge,
             type="agent",
         )
-        .analyze(analyze)
+        .analyze(
+            PromptStep(
+                description="Check the response against each rubric criterion",
+                create_prompt=analyze_prompt,
+                output_schema=RubricAnalysis,
+            )
+        )
         .generate_score(score)
         .generate_reason(reason)
     )

@@ -3,6 +3,6 @@
 >>> from agentevals_litellm import ScoringLogger
 """
 
-from agentevals_litellm._logger import SKIP_KEY, ScoringLogger, is_scoring
+from agentevals_litellm._logger import SKIP_KEY, ScoringLogger
 
-__all__ = ["SKIP_KEY", "ScoringLogger", "is_scoring"]
+__all__ = ["SKIP_KEY", "ScoringLogger"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
 
-from agentevals import Run, Scorer
+from agentevals import Run, Scorer, is_scoring
 from agentevals._decorator import build_engine, submit_safely
 
 log = logging.getLogger("agentevals.litellm")
@@ -146,15 +146,6 @@ class ScoringLogger(CustomLogger):
             duration_ms=duration,
             metadata={k: v for k, v in extra.items() if v is not None},
         )
-
-
-def is_scoring() -> bool:
-    """True while an agentevals scorer is running in this context (its judge calls must not be scored)."""
-    try:
-        from agentevals._scorer import _current
-    except ImportError:  # pragma: no cover - core layout changed
-        return False
-    return _current.get() is not None
 
 
 def _metadata(kwargs: Mapping[str, Any]) -> dict[str, Any]:

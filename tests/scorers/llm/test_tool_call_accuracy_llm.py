@@ -85,7 +85,7 @@ async def test_fields_prompts_and_options(judge_server: FakeJudgeServer) -> None
     assert '1. weather-tool({"location": "Paris"})' in prompt
     assert "- calendar-tool: Check calendar events and scheduling" in prompt and "Weather in Paris?" in prompt
     assert "ONE sentence" in (result.generate_reason_prompt or "")
-    assert [s.type for s in scorer.steps] == ["function", "prompt", "function", "function"]
+    assert [s.type for s in scorer.steps] == ["function", "prompt", "function", "prompt"]
 
 
 def test_available_tools_as_langchain_tools_and_objects() -> None:
