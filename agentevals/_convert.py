@@ -147,7 +147,7 @@ def _attach_tool_result(
     *,
     failed: bool = False,
 ) -> None:
-    result = _parse_json(_text(content)) if isinstance(content, str | list) else content
+    result = parse_json_text(_text(content)) if isinstance(content, str | list) else content
     invocation = pending.pop(str(tool_call_id), None) if tool_call_id is not None else None
     if invocation is not None:
         invocation.result = result
@@ -159,7 +159,8 @@ def _attach_tool_result(
     out.append(Message(role="tool", content=_text(content), name=name))
 
 
-def _parse_json(text: str) -> Any:
+def parse_json_text(text: str) -> Any:
+    """``text`` parsed as JSON when it holds a JSON object or array, else ``text`` itself."""
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
         try:

@@ -15,6 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from agentevals import Message, Run, messages_from_langchain
+from agentevals._convert import parse_json_text
 
 # Metadata keys LangChain/LangGraph add themselves: not the user's, so not copied into Run.metadata.
 _INTERNAL_PREFIXES = ("langgraph_", "ls_", "lc_", "checkpoint_", "__")
@@ -92,7 +93,7 @@ class Trace:
             record.error = describe(error)
             return
         content = getattr(output, "content", output)  # a ToolMessage when called through a tool call
-        record.result = _parse_json(content) if isinstance(content, str) else content
+        record.result = parse_json_text(content) if isinstance(content, str) else content
         if getattr(output, "status", None) == "error":
             record.error = content if isinstance(content, str) else str(content)
         if record.tool_call_id is None:
@@ -325,16 +326,6 @@ def _usage_of(response: Any, message: Any) -> dict[str, int]:
 def _add_usage(total: dict[str, int], usage: Mapping[str, int]) -> None:
     for key, value in usage.items():
         total[key] = total.get(key, 0) + value
-
-
-def _parse_json(text: str) -> Any:
-    stripped = text.strip()
-    if stripped[:1] in ("{", "["):
-        try:
-            return json.loads(stripped)
-        except json.JSONDecodeError:
-            pass
-    return text
 
 
 def _jsonable(value: Any) -> Any:
