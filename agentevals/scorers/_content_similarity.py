@@ -9,7 +9,7 @@ from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import StepResults
 from agentevals.scorers._run_text import input_text, output_text
 from agentevals.scorers._text import dice_similarity
-from agentevals.scorers._text._js import WHITESPACE_RUN, js_trim
+from agentevals.scorers._text._js import collapse_whitespace
 
 _ID = "content-similarity-scorer"
 
@@ -39,8 +39,8 @@ def create_content_similarity_scorer(*, ignore_case: bool = True, ignore_whitesp
         if ignore_case:
             processed_input, processed_output = processed_input.lower(), processed_output.lower()
         if ignore_whitespace:
-            processed_input = js_trim(WHITESPACE_RUN.sub(" ", processed_input))
-            processed_output = js_trim(WHITESPACE_RUN.sub(" ", processed_output))
+            processed_input = collapse_whitespace(processed_input)
+            processed_output = collapse_whitespace(processed_output)
         return {"processed_input": processed_input, "processed_output": processed_output}
 
     def score(results: StepResults) -> float:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import StepResults
+from agentevals.scorers._plain import as_dict
 from agentevals.scorers._run_text import input_text, output_text
 from agentevals.scorers._text import textual_difference
 
@@ -15,7 +15,7 @@ _ID = "textual-difference-scorer"
 
 
 def _preprocess(run: Run) -> dict[str, Any]:
-    return dataclasses.asdict(textual_difference(input_text(run, _ID), output_text(run, _ID)))
+    return as_dict(textual_difference(input_text(run, _ID), output_text(run, _ID)))
 
 
 def _score(results: StepResults) -> float:

@@ -8,7 +8,6 @@ invocations of the output messages) and an optional per-item expectation from
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +15,7 @@ from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import StepResults
 from agentevals.scorers._args_match import ArgsMatch, validate_args_match
+from agentevals.scorers._plain import as_dict
 from agentevals.scorers._trajectory_checks import compare_trajectories
 from agentevals.scorers._trajectory_limits import (
     analyze_tool_failures,
@@ -92,7 +92,7 @@ def create_trajectory_accuracy_scorer_code(
             "allow_repeated_steps": repeats,
             "actual_step_names": [s.name for s in trajectory.steps],
             "expected_step_names": [s.name for s in steps],
-            "comparison": dataclasses.asdict(comparison),
+            "comparison": as_dict(comparison),
         }
 
     def reason(results: StepResults) -> str:
@@ -165,7 +165,7 @@ def create_trajectory_efficiency_scorer(
             if item.no_redundant_calls is not None
             else no_redundant_calls,
         )
-        return dataclasses.asdict(result)
+        return as_dict(result)
 
     return (
         create_scorer(
@@ -206,7 +206,7 @@ def create_trajectory_blacklist_scorer(
                 item.blacklisted_sequences if item.blacklisted_sequences is not None else sequences
             ),
         )
-        return dataclasses.asdict(result)
+        return as_dict(result)
 
     return (
         create_scorer(
@@ -232,7 +232,7 @@ def create_tool_failures_scorer(*, max_retries_per_tool: int = 2) -> Scorer:
     def preprocess(run: Run) -> dict[str, Any]:
         item = _item(run)
         limit = item.max_retries_per_tool if item.max_retries_per_tool is not None else max_retries_per_tool
-        return dataclasses.asdict(analyze_tool_failures(trajectory_from_run(run), max_retries_per_tool=limit))
+        return as_dict(analyze_tool_failures(trajectory_from_run(run), max_retries_per_tool=limit))
 
     return (
         create_scorer(

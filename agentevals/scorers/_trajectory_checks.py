@@ -30,6 +30,9 @@ from agentevals.scorers._trajectory_model import (
 from agentevals.utils import round_to_two_decimals
 
 
+_DATA_FIELDS = frozenset(DATA_FIELDS)
+
+
 def _clamp(score: float) -> float:
     return round_to_two_decimals(max(0.0, min(1.0, score)))
 
@@ -40,7 +43,7 @@ def step_matches(actual: TrajectoryStep, expected: ExpectedStep, args_match: Arg
         return False
     if expected.step_type is not None and actual.step_type != expected.step_type:
         return False
-    for field in DATA_FIELDS:
+    for field in expected.model_fields_set & _DATA_FIELDS:
         wanted = getattr(expected, field)
         if wanted is None:
             continue

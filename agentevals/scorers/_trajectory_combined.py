@@ -12,6 +12,7 @@ from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import StepResults
 from agentevals.scorers._args_match import ArgsMatch, validate_args_match
+from agentevals.scorers._plain import as_dict
 from agentevals.scorers._trajectory_checks import TrajectoryComparison, compare_trajectories
 from agentevals.scorers._trajectory_limits import (
     BlacklistResult,
@@ -242,11 +243,14 @@ def create_trajectory_scorer_code(
     weight_map = _validated_weights(weights)
     mode = validate_args_match(args_match)
 
+    base_fields = base.model_dump(exclude_none=True)
+
     def preprocess(run: Run) -> dict[str, Any]:
-        item = expectation_from(run.expected_trajectory) or TrajectoryExpectation()
-        config = _merge(base, item)
+        item = expectation_from(run.expected_trajectory)
+        config = base if item is None else _merge(base, item)
+        fields = base_fields if item is None else config.model_dump(exclude_none=True)
         result = _evaluate(trajectory_from_run(run), config, weight_map, mode)
-        return {**dataclasses.asdict(result), "config": config.model_dump(exclude_none=True)}
+        return {**as_dict(result), "config": dict(fields)}
 
     def score(results: StepResults) -> float:
         value: float = results.preprocess_step_result["score"]

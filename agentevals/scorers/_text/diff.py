@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Indel
 
-from agentevals.scorers._text._js import WHITESPACE_RUN, js_trim, utf16_units
+from agentevals.scorers._text._js import js_words, utf16_units
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,15 +48,10 @@ def _ratio(a: str, b: str) -> float:
     return 2.0 * lcs / total
 
 
-def _words(text: str) -> list[str]:
-    normalized = js_trim(WHITESPACE_RUN.sub(" ", text))
-    return normalized.split(" ") if normalized else []
-
-
 def _changes(a: str, b: str) -> int:
     if a == b:
         return 0
-    words_a, words_b = _words(a), _words(b)
+    words_a, words_b = js_words(a), js_words(b)
     if words_a == words_b:
         # Only whitespace differs: one change.
         return 1

@@ -24,15 +24,17 @@ import re
 from functools import cache
 from importlib.resources import files
 
-from agentevals.scorers._text._js import JS_WHITESPACE_CLASS, js_trim
+from agentevals.scorers._text._js import JS_WHITESPACE, JS_WHITESPACE_CLASS, js_trim
 
 NEGATORS = frozenset(
     {"cant", "can't", "dont", "don't", "doesnt", "doesn't", "not", "non", "wont", "won't", "isnt", "isn't"}
 )
 """A token that flips the sign of the next token's score."""
 
-_PUNCTUATION = re.compile(r"[.,/#!?$%^&*;:{}=_`\"~()]")
+_PUNCTUATION = str.maketrans(dict.fromkeys('\n.,/#!?$%^&*;:{}=_`"~()', " "))
 _WHITESPACE_RUNS = re.compile(JS_WHITESPACE_CLASS + "{2,}")
+# Whitespace other than the space character: with none of it, tokens are simply str.split().
+_OTHER_WHITESPACE = re.compile("[" + re.escape(JS_WHITESPACE.replace(" ", "")) + "\x1c-\x1f\x85]")
 _SENTENCE = re.compile(r"[^.!?]+[.!?]+")
 
 
@@ -59,9 +61,10 @@ def sentiment_tokens(text: str) -> list[str]:
     >>> sentiment_tokens("")
     ['']
     """
-    text = text.lower().replace("\n", " ")
-    text = _WHITESPACE_RUNS.sub(" ", _PUNCTUATION.sub(" ", text))
-    return js_trim(text).split(" ")
+    text = text.lower().translate(_PUNCTUATION)
+    if _OTHER_WHITESPACE.search(text) is None:
+        return text.split() or [""]
+    return js_trim(_WHITESPACE_RUNS.sub(" ", text)).split(" ")
 
 
 def sentiment_score(tokens: list[str]) -> int:
