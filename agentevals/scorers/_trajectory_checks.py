@@ -29,7 +29,6 @@ from agentevals.scorers._trajectory_model import (
 )
 from agentevals.utils import round_to_two_decimals
 
-
 _DATA_FIELDS = frozenset(DATA_FIELDS)
 
 
