@@ -9,7 +9,7 @@ import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), re.DOTALL)
-NEEDS_REAL_JUDGE = "Judge(model=\"openai/gpt-4o-mini\""
+NEEDS_REAL_JUDGE = 'Judge(model="openai/gpt-4o-mini"'
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
