@@ -9,7 +9,7 @@
 from agentevals._convert import messages_from_langchain, messages_from_openai
 from agentevals._decorator import scored
 from agentevals._engine import EngineStats, ScorerEntry, ScoringEngine
-from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, ScorerError
+from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, RunBuildError, ScorerError
 from agentevals._evals import (
     EvalItem,
     EvalResult,
@@ -42,6 +42,7 @@ __all__ = [
     "Message",
     "PromptStep",
     "Run",
+    "RunBuildError",
     "Sampling",
     "ScoreFailure",
     "ScoreRecord",

@@ -187,6 +187,8 @@ def _text(content: Any) -> str:
 
 
 def _langchain_reasoning(msg: Any) -> str | None:
+    if isinstance(msg.content, str) and not msg.additional_kwargs:
+        return None  # reasoning lives in content blocks or provider extras; neither is here
     texts = [
         str(block.get("reasoning", ""))
         for block in msg.content_blocks

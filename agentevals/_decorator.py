@@ -87,6 +87,19 @@ def submit_safely(engine: Any, run: Run) -> bool:
         return False
 
 
+def submit_deferred(engine: Any, build: Callable[[], Run], *, run_id: str, trace_id: str | None) -> bool:
+    """Hand the engine a run to build after sampling (``submit_lazy``); an engine without that method
+    gets the built run. Logs, never raises."""
+    try:
+        lazy = getattr(engine, "submit_lazy", None)
+        if lazy is not None:
+            return bool(lazy(build, run_id=run_id, trace_id=trace_id))
+        return bool(engine.submit(build()))
+    except Exception:
+        log.exception("agentevals: could not submit run %s for scoring", run_id)
+        return False
+
+
 def scored(
     *,
     scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,

@@ -2,6 +2,7 @@
 
     AgentEvalsError                 base of everything raised by agentevals
     ├── ScorerError                 a scorer step failed (names the scorer and the step; the cause is chained)
+    ├── RunBuildError               an integration could not build the Run of a finished agent run
     └── JudgeError                  an LLM judge call failed after its retries (carries the attempt count)
         └── JudgeOutputError        the judge replied, but not with valid JSON for the step's schema
 
@@ -70,3 +71,10 @@ class ScorerError(AgentEvalsError):
         self.completed = dict(completed or {})
         self.prompts = dict(prompts or {})
         self.judge_calls = list(judge_calls or [])
+
+
+class RunBuildError(AgentEvalsError):
+    """An integration captured a run but could not build its ``Run`` (a capture bug; please report it).
+
+    The engine turns it into one error record per sampled scorer, so the run is not lost silently.
+    """

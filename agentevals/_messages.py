@@ -94,10 +94,9 @@ class AgentInput(BaseModel):
         if not isinstance(data, Mapping):
             return data
         fields = dict(data)
-        for key, role in _DEFAULT_ROLES.items():
-            for name in (key, to_camel(key)):
-                if name in fields:
-                    fields[name] = _as_messages(fields[name], role)
+        for name, role in _ROLE_OF_FIELD.items():
+            if name in fields:
+                fields[name] = _as_messages(fields[name], role)
         for name in ("tagged_system_messages", "taggedSystemMessages"):
             if isinstance(fields.get(name), Mapping):
                 fields[name] = {k: _as_messages(v, "system") for k, v in fields[name].items()}
@@ -109,6 +108,7 @@ _DEFAULT_ROLES: dict[str, Role] = {
     "remembered_messages": "user",
     "system_messages": "system",
 }
+_ROLE_OF_FIELD = {alias: role for key, role in _DEFAULT_ROLES.items() for alias in (key, to_camel(key))}
 
 
 def _as_messages(value: Any, role: Role) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -52,7 +53,7 @@ class Run(BaseModel):
     @classmethod
     def _reject_unknown_fields(cls, data: Any) -> Any:
         if isinstance(data, Mapping):
-            known = {n for f, info in cls.model_fields.items() for n in (f, info.alias)}
+            known = _known_fields(cls)
             unknown = sorted(str(k) for k in data if k not in known)
             if unknown:
                 raise ValueError(
@@ -153,6 +154,12 @@ class Run(BaseModel):
 
         agent_input, output = split_conversation(to_messages(messages))
         return cls(input=agent_input, output=output, **fields)
+
+
+@functools.cache
+def _known_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The field names and aliases ``model`` accepts."""
+    return frozenset(n for f, info in model.model_fields.items() for n in (f, info.alias) if n)
 
 
 def coerce_run(run: Run | Mapping[str, Any] | None, fields: Mapping[str, Any]) -> Run:

@@ -7,7 +7,7 @@ import math
 import numbers
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from agentevals._errors import JudgeError, ScorerError
@@ -20,18 +20,21 @@ from agentevals._sync import run_sync
 ScorerType = Literal["agent", "trajectory"]
 
 
-@dataclass
 class _Execution:
     """Mutable state of one ``Scorer.run`` call (never stored on the scorer)."""
 
-    results: StepResults = field(default_factory=StepResults)
-    score: float | None = None
-    reason: str | None = None
-    prompts: dict[str, str] = field(default_factory=dict)
-    durations: dict[str, float] = field(default_factory=dict)
-    judge_calls: list[JudgeCall] = field(default_factory=list)
+    __slots__ = ("durations", "judge_calls", "prompts", "reason", "results", "score")
+
+    def __init__(self) -> None:
+        self.results = _NO_RESULTS
+        self.score: float | None = None
+        self.reason: str | None = None
+        self.prompts: dict[str, str] = {}
+        self.durations: dict[str, float] = {}
+        self.judge_calls: list[JudgeCall] = []
 
 
+_NO_RESULTS = StepResults()
 _current: contextvars.ContextVar[_Execution | None] = contextvars.ContextVar(
     "agentevals_scorer_execution", default=None
 )
@@ -65,7 +68,7 @@ class Scorer:
     1.0
     """
 
-    __slots__ = ("_steps", "description", "id", "judge", "name", "type")
+    __slots__ = ("_ordered", "_steps", "description", "id", "judge", "name", "type")
 
     def __init__(
         self,
@@ -87,6 +90,7 @@ class Scorer:
         self.judge = Judge.of(judge)
         self.type = type
         self._steps: dict[StepName, Step] = dict(steps or {})
+        self._ordered = tuple(s for name in STEP_ORDER if (s := self._steps.get(name)) is not None)
 
     # -- builder ----------------------------------------------------------------------------------
 
@@ -142,6 +146,11 @@ class Scorer:
         """Whether any step calls an LLM judge."""
         return any(s.prompt is not None for s in self._steps.values())
 
+    @property
+    def is_sync(self) -> bool:
+        """Whether every step is a plain (non-``async``) function: the scorer never waits on I/O."""
+        return all(s.function is not None and not s.function.is_async for s in self._steps.values())
+
     def __repr__(self) -> str:
         steps = ", ".join(f"{s.name}:{s.type}" for s in self.steps)
         return f"Scorer(id={self.id!r}, steps=[{steps}])"
@@ -153,7 +162,10 @@ class Scorer:
 
         Raises :class:`ScorerError` naming the failed step, with the original exception chained.
         """
-        the_run = coerce_run(run, fields)
+        return await self.score(coerce_run(run, fields))
+
+    async def score(self, run: Run, *, source: Literal["live", "test"] = "test") -> ScoreResult:
+        """Score ``run`` (a :class:`Run`), marking the result with ``source``; :meth:`run` for the rest."""
         if "generate_score" not in self._steps:
             raise ScorerError(
                 self.id,
@@ -165,37 +177,37 @@ class Scorer:
         token = _current.set(execution)
         started = time.perf_counter()
         try:
-            for name in STEP_ORDER:
-                step = self._steps.get(name)
-                if step is not None:
-                    await self._run_step(step, the_run, execution)
+            for step in self._ordered:
+                await self._run_step(step, run, execution)
         finally:
             _current.reset(token)
             if parent is not None:
                 parent.judge_calls.extend(execution.judge_calls)
         assert execution.score is not None
+        prompts = execution.prompts
         return ScoreResult(
             scorer_id=self.id,
             scorer_name=self.name,
-            run_id=the_run.run_id,
-            trace_id=the_run.trace_id,
-            entity=the_run.entity,
-            input=the_run.input,
-            output=the_run.output,
-            ground_truth=the_run.ground_truth,
-            request_context=the_run.request_context,
+            run_id=run.run_id,
+            trace_id=run.trace_id,
+            entity=run.entity,
+            input=run.input,
+            output=run.output,
+            ground_truth=run.ground_truth,
+            request_context=run.request_context,
             score=execution.score,
             reason=execution.reason,
             preprocess_step_result=execution.results.preprocess_step_result,
             analyze_step_result=execution.results.analyze_step_result,
             generate_score_step_result=execution.results.generate_score_step_result,
-            preprocess_prompt=execution.prompts.get("preprocess"),
-            analyze_prompt=execution.prompts.get("analyze"),
-            generate_score_prompt=execution.prompts.get("generate_score"),
-            generate_reason_prompt=execution.prompts.get("generate_reason"),
+            preprocess_prompt=prompts.get("preprocess"),
+            analyze_prompt=prompts.get("analyze"),
+            generate_score_prompt=prompts.get("generate_score"),
+            generate_reason_prompt=prompts.get("generate_reason"),
             step_durations_ms=execution.durations,
             duration_ms=(time.perf_counter() - started) * 1000,
             judge_calls=execution.judge_calls,
+            source=source,
         )
 
     def run_sync(self, run: Run | Mapping[str, Any] | None = None, /, **fields: Any) -> ScoreResult:
@@ -257,14 +269,17 @@ class Scorer:
 
     @staticmethod
     def _store(name: StepName, value: Any, execution: _Execution) -> None:
+        results = execution.results
         if name == "preprocess":
-            execution.results = replace(execution.results, preprocess_step_result=value)
+            execution.results = StepResults(preprocess_step_result=value)
         elif name == "analyze":
-            execution.results = replace(execution.results, analyze_step_result=value)
+            execution.results = StepResults(results.preprocess_step_result, analyze_step_result=value)
         elif name == "generate_score":
             execution.score = _finite_score(value)
-            if execution.results.generate_score_step_result is None:
-                execution.results = replace(execution.results, generate_score_step_result=value)
+            if results.generate_score_step_result is None:
+                execution.results = StepResults(
+                    results.preprocess_step_result, results.analyze_step_result, value
+                )
         else:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"generate_reason must return a string, got {type(value).__name__}")

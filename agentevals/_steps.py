@@ -48,12 +48,14 @@ class Invoker:
     and ``def step(*, results): ...`` all work.
     """
 
-    __slots__ = ("accepts_all", "fn", "names")
+    __slots__ = ("accepts_all", "fn", "is_async", "names")
 
     def __init__(self, fn: Callable[..., Any], what: str) -> None:
         if not callable(fn):
             raise TypeError(f"{what} must be callable, got {fn!r}")
         self.fn = fn
+        call_method = None if inspect.isroutine(fn) else type(fn).__call__  # a callable object
+        self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call_method)
         try:
             params = inspect.signature(fn).parameters.values()
         except (TypeError, ValueError):
@@ -66,9 +68,12 @@ class Invoker:
         if not self.accepts_all:
             kwargs = {k: v for k, v in kwargs.items() if k in self.names}
         value = self.fn(**kwargs)
-        if inspect.isawaitable(value):
+        if type(value) not in _PLAIN and inspect.isawaitable(value):
             value = await value
         return value
+
+
+_PLAIN = frozenset({float, int, bool, str, dict, list, tuple, type(None)})  # never awaitable: skip the check
 
 
 @dataclass(frozen=True)

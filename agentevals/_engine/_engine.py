@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import logging
 import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Literal
 
 from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
-from agentevals._engine._scoring import Redactor, as_live, score_once
+from agentevals._engine._deferred import DeferredRun
+from agentevals._engine._scoring import Redactor, finalize, score_inline, score_once
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, percentile
-from agentevals._result import ScoreFailure
+from agentevals._errors import RunBuildError
+from agentevals._result import ScoreFailure, ScoreRecord, failure_record
 from agentevals._run import Run
 from agentevals._sampling import sample_point
 from agentevals._sync import background_loop
@@ -27,7 +30,8 @@ from agentevals.sinks._retry import DEFAULT_DEAD_LETTER, DeadLetter, RetryPolicy
 logger = logging.getLogger("agentevals.engine")
 
 Overflow = Literal["drop_newest", "drop_oldest"]
-_Item = tuple[Run, tuple[ScorerEntry, ...], float]
+_Item = tuple[Run | DeferredRun, tuple[ScorerEntry, ...], float]
+_INLINE_BURST = 64  # inline scorer calls between yields to the rest of the loop
 
 
 class ScoringEngine:
@@ -49,6 +53,8 @@ class ScoringEngine:
       *sync* step blocks the loop and cannot be timed out, so make slow steps ``async``.
     - ``redact``: ``(record) -> record`` applied before any sink, e.g. to mask emails (below).
     - ``entity``: the agent or chain name for records whose run has none.
+    - ``linger``: seconds the engine lets runs gather before scoring them as one batch (less switching
+      with the agent's thread, warm caches), cut short when the queue is half full or a flush waits.
     - Sink writes are batched (``batch_size`` records or ``linger`` seconds), retried per ``retry``
       and finally appended to ``dead_letter`` (JSONL; re-send with :func:`agentevals.sinks.replay`).
 
@@ -84,7 +90,7 @@ class ScoringEngine:
         redact: Redactor | None = None,
         entity: str | None = None,
         batch_size: int = 256,
-        linger: float = 0.05,
+        linger: float = 0.2,
         sink_buffer: int = 10_000,
         retry: RetryPolicy | None = None,
         dead_letter: str | os.PathLike[str] = DEFAULT_DEAD_LETTER,
@@ -108,16 +114,21 @@ class ScoringEngine:
         self.redact = redact
         self.entity = entity
         self.exit_timeout = exit_timeout
+        self.linger = linger
         self.sinks: list[Sink] = [as_sink(s) for s in (sinks if sinks is not None else [LoggingSink()])]
         self.dead_letter = DeadLetter(dead_letter)
         self._all = tuple(self._entries.values())
         self._ratio_needed = any(e.sampling.kind == "ratio" for e in self._all)
+        self._custom_needed = any(e.sampling.kind == "custom" for e in self._all)
         self._index = {id(e): i for i, e in enumerate(self._all)}
+        self._inline = {id(e) for e in self._all if e.scorer.is_sync}
 
         self._lock = threading.Lock()
         self._queue: deque[_Item] = deque()
         self._closed = False
         self._wake_pending = False
+        self._rush_at = max(1, queue_size // 2)
+        self._flushing = 0
         self._counts = dict.fromkeys(
             ("submitted", "accepted", "sampled_out", "dropped", "invalid", "refused", "scored", "failed",
              "sink_errors", "dead_lettered", "lost"),
@@ -129,6 +140,7 @@ class ScoringEngine:
 
         self._loop = background_loop()
         self._wake = asyncio.Event()
+        self._rush = asyncio.Event()  # score now: the queue is half full, or a flush waits
         self._slots = asyncio.Semaphore(max_concurrency * 4)
         self._concurrency = asyncio.Semaphore(max_concurrency)
         self._scorer_limits = {
@@ -174,11 +186,29 @@ class ScoringEngine:
                 self._counts["invalid"] += 1
             return False
 
+    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
+        """Offer a run by its ids; ``build()`` makes the :class:`Run` later, on the engine's thread, and
+        only if a scorer samples it. Integrations use it to keep the agent's thread to bookkeeping.
+
+        ``build`` must not depend on objects the caller changes afterwards (copy mutable lists first).
+        With a custom sampler attached, the run is built here, since the sampler needs it. A failing
+        ``build`` gives each sampled scorer an error record (``RunBuildError``). Never raises.
+        """
+        try:
+            return self._submit(DeferredRun(build, str(run_id), trace_id))
+        except Exception:  # the agent must never see our failure
+            logger.exception("agentevals: submit_lazy failed unexpectedly; run not scored")
+            with self._lock:
+                self._counts["invalid"] += 1
+            return False
+
     def _submit(self, run: Any) -> bool:
-        if not isinstance(run, Run):
+        if not isinstance(run, Run | DeferredRun):
             run = self._coerce(run)
             if run is None:
                 return False
+        if self._custom_needed and isinstance(run, DeferredRun):
+            run = run.materialize()  # a custom sampler needs the whole run
         point = sample_point(run.trace_id or run.run_id) if self._ratio_needed else None
         chosen: list[ScorerEntry] = []
         for entry in self._all:
@@ -188,6 +218,7 @@ class ScoringEngine:
             ):
                 chosen.append(entry)
             elif sampling.kind == "custom":
+                assert isinstance(run, Run)
                 try:
                     if sampling.sampled(run):
                         chosen.append(entry)
@@ -216,8 +247,11 @@ class ScoringEngine:
             self._queue.append((run, tuple(chosen), time.perf_counter()))
             wake = not self._wake_pending
             self._wake_pending = True
+            rush = len(self._queue) == self._rush_at
         if wake:
             self._loop.call_soon_threadsafe(self._wake.set)
+        if rush:
+            self._loop.call_soon_threadsafe(self._rush.set)
         return True
 
     def _coerce(self, run: Any) -> Run | None:
@@ -241,42 +275,111 @@ class ScoringEngine:
         ]
 
     async def _dispatch(self) -> None:
+        inline_calls = 0
         while True:
             await self._wake.wait()
+            if self.linger and not self._rush.is_set():
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.linger):
+                        await self._rush.wait()
             self._wake.clear()
+            if not self._flushing:
+                self._rush.clear()
             with self._lock:
                 self._wake_pending = False
             while True:
                 try:
-                    run, entries, submitted_at = self._queue.popleft()
+                    item, entries, submitted_at = self._queue.popleft()
                 except IndexError:
                     break
                 self._pending_pairs += len(entries)
+                run = item if isinstance(item, Run) else await self._materialize(item, entries, submitted_at)
+                if run is None:
+                    continue
                 for entry in entries:
-                    await self._slots.acquire()
-                    task = asyncio.create_task(self._score(run, entry, submitted_at))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
+                    if id(entry) in self._inline:
+                        await self._score_inline(run, entry, submitted_at)
+                        inline_calls += 1
+                        if inline_calls % _INLINE_BURST == 0:
+                            await asyncio.sleep(0)  # let sink writers and judge replies in
+                    else:
+                        await self._slots.acquire()
+                        self._track(self._score(run, entry, submitted_at))
+
+    async def _materialize(
+        self, deferred: DeferredRun, entries: tuple[ScorerEntry, ...], submitted_at: float
+    ) -> Run | None:
+        """Build a deferred run; if that fails, each sampled scorer gets an error record instead."""
+        try:
+            return deferred.materialize()
+        except Exception as err:
+            logger.warning("agentevals: building run %s failed; error records written", deferred.run_id)
+            error = RunBuildError(f"{type(err).__name__}: {err}")
+            error.__cause__ = err
+            stand_in = deferred.placeholder()
+            for entry in entries:
+                try:
+                    failure = failure_record(
+                        scorer_id=entry.scorer.id,
+                        scorer_name=entry.scorer.name,
+                        run=stand_in,
+                        error=error,
+                        source="live",
+                    )
+                    await self._deliver(failure, stand_in, submitted_at)
+                finally:
+                    self._pending_pairs -= 1
+            return None
+
+    def _track(self, call: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(call)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _timeout_of(self, entry: ScorerEntry) -> float | None:
+        return entry.timeout if entry.timeout is not None else self.scorer_timeout
 
     async def _score(self, run: Run, entry: ScorerEntry, submitted_at: float) -> None:
         try:
             limit = self._scorer_limits.get(id(entry))
-            timeout = entry.timeout if entry.timeout is not None else self.scorer_timeout
+            timeout = self._timeout_of(entry)
             if limit is None:
                 record = await score_once(run, entry.scorer, timeout, self._concurrency)
             else:
                 async with limit:
                     record = await score_once(run, entry.scorer, timeout, self._concurrency)
-            record = as_live(record, run.entity or self.entity, self.redact)
-            latency = (time.perf_counter() - submitted_at) * 1000
-            with self._lock:  # stats() copies the deque under the same lock
-                self._latencies.append(latency)
-                self._counts["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
-            for worker in self._workers:
-                await worker.put(record)
+            await self._deliver(record, run, submitted_at)
         finally:
             self._pending_pairs -= 1
             self._slots.release()
+
+    async def _score_inline(self, run: Run, entry: ScorerEntry, submitted_at: float) -> None:
+        """A scorer with only sync steps: scored right here, no task, no semaphores."""
+        outcome = score_inline(run, entry.scorer, self._timeout_of(entry))
+        if isinstance(outcome, asyncio.Task):  # a step awaited after all: finish in the background
+            await self._slots.acquire()
+            self._track(self._finish(outcome, run, submitted_at))
+            return
+        try:
+            await self._deliver(outcome, run, submitted_at)
+        finally:
+            self._pending_pairs -= 1
+
+    async def _finish(self, rest: asyncio.Task[ScoreRecord], run: Run, submitted_at: float) -> None:
+        try:
+            await self._deliver(await rest, run, submitted_at)
+        finally:
+            self._pending_pairs -= 1
+            self._slots.release()
+
+    async def _deliver(self, record: ScoreRecord, run: Run, submitted_at: float) -> None:
+        record = finalize(record, run.entity or self.entity, self.redact)
+        latency = (time.perf_counter() - submitted_at) * 1000
+        with self._lock:  # stats() copies the deque under the same lock
+            self._latencies.append(latency)
+            self._counts["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
+        for worker in self._workers:
+            await worker.put(record)
 
     def _on_sink_error(self, error: BaseException) -> None:
         with self._lock:
@@ -292,6 +395,8 @@ class ScoringEngine:
 
     async def _flush_here(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
+        self._flushing += 1
+        self._rush.set()
         for worker in self._workers:
             worker.hurry()
         try:
@@ -301,6 +406,7 @@ class ScoringEngine:
                 await asyncio.sleep(0.002)
             return True
         finally:
+            self._flushing -= 1
             for worker in self._workers:
                 worker.relax()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -13,8 +14,8 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 
 from agentevals import Scorer
-from agentevals._decorator import build_engine, submit_safely
-from agentevals_langchain._recorder import Trace, build_run
+from agentevals._decorator import build_engine, submit_deferred
+from agentevals_langchain._recorder import Trace, build_run, snapshot
 
 log = logging.getLogger("agentevals.langchain")
 
@@ -112,7 +113,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             root_id=run_id,
             kind=kind,
             name=name,
-            inputs=inputs,
+            inputs=snapshot(inputs),
             tags=list(tags or []),
             metadata=dict(metadata or {}),
             started_at=datetime.now(UTC),
@@ -149,8 +150,12 @@ class ScorerCallbackHandler(BaseCallbackHandler):
                 self._owner.pop(rid, None)
         if error is not None and not self.score_errors:
             return
-        run = build_run(trace, outputs, error=error, entity=self.entity)
-        submit_safely(self.engine, run)
+        # Only references are taken here; the Run is built on the engine's thread, if sampled.
+        build = functools.partial(
+            build_run, trace, snapshot(outputs), error=error, entity=self.entity, ended=time.perf_counter()
+        )
+        root = str(run_id)
+        submit_deferred(self.engine, build, run_id=root, trace_id=root)
 
     def _guard(self, event: str, fn: Any, *args: Any) -> None:
         """Run a capture step; a capture bug is logged, never raised into the chain."""

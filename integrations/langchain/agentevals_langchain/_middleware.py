@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import threading
@@ -16,7 +17,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain.agents.middleware.types import PrivateStateAttr
 
 from agentevals import Scorer
-from agentevals._decorator import build_engine, submit_safely
+from agentevals._decorator import build_engine, submit_deferred
 from agentevals_langchain._recorder import Trace, build_run
 
 log = logging.getLogger("agentevals.langchain")
@@ -227,9 +228,11 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
         if trace is None:
             log.warning("agentevals: ScoringMiddleware saw no before_agent for this run; it is not scored")
             return
-        messages = list(state.get("messages") or [])
-        run = build_run(trace, {"messages": messages}, error=None, entity=self.entity or _agent_name())
-        submit_safely(self.engine, run)
+        outputs = {"messages": list(state.get("messages") or [])}
+        entity, ended = self.entity or _agent_name(), time.perf_counter()
+        build = functools.partial(build_run, trace, outputs, error=None, entity=entity, ended=ended)
+        root = str(trace.root_id)
+        submit_deferred(self.engine, build, run_id=root, trace_id=root)
 
 
 def _root_run_id(runtime: Any) -> uuid.UUID | None:

@@ -115,8 +115,9 @@ def build_run(
     *,
     error: BaseException | None,
     entity: str | None,
+    ended: float | None = None,
 ) -> Run:
-    """The one ``Run`` for a finished root run."""
+    """The one ``Run`` for a finished root run (``ended``: its ``time.perf_counter()`` at the end)."""
     user_metadata = {
         k: v
         for k, v in trace.metadata.items()
@@ -143,7 +144,7 @@ def build_run(
         "context": list(trace.context),
         "error": None if error is None else describe(error),
         "started_at": trace.started_at,
-        "duration_ms": (time.perf_counter() - trace.t0) * 1000,
+        "duration_ms": ((ended or time.perf_counter()) - trace.t0) * 1000,
         "metadata": metadata,
         "ground_truth": trace.metadata.get(GROUND_TRUTH_KEY),
     }
@@ -153,6 +154,16 @@ def build_run(
     if conversation is None:  # nothing message-like on either side (e.g. a bare retriever run)
         return Run(input=_jsonable(trace.inputs), output=_jsonable(outputs), **fields)
     return Run.from_messages(conversation, **fields)
+
+
+def snapshot(value: Any) -> Any:
+    """``value`` with its top-level lists copied (a dict's too), so later appends by the caller (a chat
+    loop reusing its message list) do not reach a run that is built later."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, dict):
+        return {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
+    return value
 
 
 def _conversation(trace: Trace, outputs: Any) -> list[Message] | None:

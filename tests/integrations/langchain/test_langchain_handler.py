@@ -242,3 +242,19 @@ def test_end_to_end_with_the_real_engine_and_sampling(weather_agent: Any) -> Non
     assert sorted(r.trace_id for r in memory.records) == sorted(str(i) for i in ids)
     assert {r.scorer_id for r in memory.records} == {"mentions_city"}
     assert all(r.score == 1.0 and r.source == "live" for r in memory.records)
+
+
+def test_a_chat_loop_reusing_its_lists_is_scored_as_the_run_saw_them(weather_agent: Any) -> None:
+    memory = MemorySink()
+    counts = create_scorer(id="turns").generate_score(lambda run: float(len(run.remembered_messages)))
+    engine = ScoringEngine([counts], sinks=[memory], linger=0.5)  # the run is built after the appends
+    handler = ScorerCallbackHandler(engine=engine)
+    history: list[Any] = [{"role": "user", "content": "Paris"}]
+    result = weather_agent.invoke({"messages": history}, config={"callbacks": [handler]})
+    history.append({"role": "user", "content": "and Rome?"})
+    result["messages"].append(AIMessage(content="added later"))
+    assert engine.shutdown(timeout=10)
+    [record] = memory.records
+    assert record.score == 0.0
+    assert [m.content for m in record.input.input_messages] == ["Paris"]
+    assert record.output[-1].content == "It is sunny in Paris and 2+3=5."
