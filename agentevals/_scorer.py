@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import inspect
 import math
 import numbers
 import time
@@ -14,7 +15,16 @@ from agentevals._errors import JudgeError, ScorerError
 from agentevals._judge._judge import Judge
 from agentevals._result import JudgeCall, ScoreResult
 from agentevals._run import Run, coerce_run
-from agentevals._steps import STEP_ORDER, ScoreOutput, SkipJudge, Step, StepName, StepResults, make_step
+from agentevals._steps import (
+    PLAIN_VALUES,
+    STEP_ORDER,
+    ScoreOutput,
+    SkipJudge,
+    Step,
+    StepName,
+    StepResults,
+    make_step,
+)
 from agentevals._sync import run_sync
 
 ScorerType = Literal["agent", "trajectory"]
@@ -217,7 +227,15 @@ class Scorer:
     async def _run_step(self, step: Step, run: Run, execution: _Execution) -> None:
         started = time.perf_counter()
         try:
-            value = await self._step_value(step, run, execution)
+            kwargs: dict[str, Any] = {"run": run, "results": execution.results}
+            if step.name == "generate_reason":
+                kwargs["score"] = execution.score
+            if step.function is not None:  # called here, not through a coroutine: most steps are sync
+                value = step.function.call(kwargs)
+                if type(value) not in PLAIN_VALUES and inspect.isawaitable(value):
+                    value = await value
+            else:
+                value = await self._prompt_value(step, run, execution, kwargs)
             self._store(step.name, value, execution)
         except ScorerError:
             raise
@@ -235,12 +253,7 @@ class Scorer:
         finally:
             execution.durations[step.name] = (time.perf_counter() - started) * 1000
 
-    async def _step_value(self, step: Step, run: Run, execution: _Execution) -> Any:
-        kwargs: dict[str, Any] = {"run": run, "results": execution.results}
-        if step.name == "generate_reason":
-            kwargs["score"] = execution.score
-        if step.function is not None:
-            return await step.function(**kwargs)
+    async def _prompt_value(self, step: Step, run: Run, execution: _Execution, kwargs: dict[str, Any]) -> Any:
         prompt_step = step.prompt
         assert prompt_step is not None
         judge = prompt_step.judge or self.judge

@@ -64,16 +64,21 @@ class Invoker:
         self.accepts_all = any(p.kind is p.VAR_KEYWORD for p in params)
         self.names = frozenset(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
 
-    async def __call__(self, **kwargs: Any) -> Any:
+    def call(self, kwargs: dict[str, Any]) -> Any:
+        """Call the function with the accepted ``kwargs``; an async function's awaitable is returned."""
         if not self.accepts_all:
             kwargs = {k: v for k, v in kwargs.items() if k in self.names}
-        value = self.fn(**kwargs)
-        if type(value) not in _PLAIN and inspect.isawaitable(value):
+        return self.fn(**kwargs)
+
+    async def __call__(self, **kwargs: Any) -> Any:
+        value = self.call(kwargs)
+        if type(value) not in PLAIN_VALUES and inspect.isawaitable(value):
             value = await value
         return value
 
 
-_PLAIN = frozenset({float, int, bool, str, dict, list, tuple, type(None)})  # never awaitable: skip the check
+#: Types whose values are never awaitable: the (slow) awaitable check is skipped for them.
+PLAIN_VALUES = frozenset({float, int, bool, str, dict, list, tuple, type(None)})
 
 
 @dataclass(frozen=True)
