@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from langchain_core.messages import BaseMessage
+
 from agentevals import Message, Run, messages_from_langchain
 from agentevals._convert import parse_json_text
 
@@ -243,7 +245,7 @@ def _messages_in(value: Any) -> list[Any] | None:
 
 
 def _is_message_like(value: Any) -> bool:
-    if isinstance(value, Message):
+    if isinstance(value, BaseMessage | Message):
         return True
     if isinstance(value, Mapping):
         return "role" in value or ("type" in value and "content" in value)
