@@ -112,6 +112,19 @@ class ScoreFailure(_ScoreRecord):
 ScoreRecord = ScoreResult | ScoreFailure
 
 
+def run_fields(run: Any) -> dict[str, Any]:
+    """The fields a record copies from its run (a ``Run``)."""
+    return {
+        "run_id": run.run_id,
+        "trace_id": run.trace_id,
+        "entity": run.entity,
+        "input": run.input,
+        "output": run.output,
+        "ground_truth": run.ground_truth,
+        "request_context": run.request_context,
+    }
+
+
 def failure_record(
     *,
     scorer_id: str,
@@ -140,13 +153,7 @@ def failure_record(
     return ScoreFailure(
         scorer_id=scorer_id,
         scorer_name=scorer_name,
-        run_id=run.run_id,
-        trace_id=run.trace_id,
-        entity=run.entity,
-        input=run.input,
-        output=run.output,
-        ground_truth=run.ground_truth,
-        request_context=run.request_context,
+        **run_fields(run),
         preprocess_step_result=completed.get("preprocess"),
         analyze_step_result=completed.get("analyze"),
         preprocess_prompt=prompts.get("preprocess"),

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from agentevals._errors import JudgeError, ScorerError
 from agentevals._judge._judge import Judge
-from agentevals._result import JudgeCall, ScoreResult
+from agentevals._result import JudgeCall, ScoreResult, run_fields
 from agentevals._run import Run, coerce_run
 from agentevals._steps import (
     PLAIN_VALUES,
@@ -198,13 +198,7 @@ class Scorer:
         return ScoreResult(
             scorer_id=self.id,
             scorer_name=self.name,
-            run_id=run.run_id,
-            trace_id=run.trace_id,
-            entity=run.entity,
-            input=run.input,
-            output=run.output,
-            ground_truth=run.ground_truth,
-            request_context=run.request_context,
+            **run_fields(run),
             score=execution.score,
             reason=execution.reason,
             preprocess_step_result=execution.results.preprocess_step_result,

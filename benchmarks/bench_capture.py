@@ -24,18 +24,18 @@ import asyncio
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agentevals_langchain import ScorerCallbackHandler
 from agentevals_langchain.testing import ScriptedChatModel, tool_call
+from bench_engine import CountingSink
 from langchain.agents import create_agent
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import tool
 
-from agentevals import ScoreRecord, ScoringEngine, create_scorer
+from agentevals import ScoringEngine, create_scorer
 from agentevals.scorers import includes, levenshtein
 from agentevals.sinks import SQLiteSink
 
@@ -95,19 +95,6 @@ async def atime_block(agent: Any, handler: Any, start: int, count: int) -> float
             config={"callbacks": [handler], "metadata": {"ground_truth": "sunny"}},
         )
     return time.perf_counter() - began
-
-
-class CountingSink:
-    """Counts records and drops them: the scoring path without storage costs."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    async def write(self, records: Sequence[ScoreRecord]) -> None:
-        self.count += len(records)
-
-    async def close(self) -> None:
-        return None
 
 
 def make_sink(kind: str, folder: Path) -> Any:
