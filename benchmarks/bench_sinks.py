@@ -2,8 +2,14 @@
 
 Run: ``uv run python benchmarks/bench_sinks.py``. PostgreSQL: 127.0.0.1:5432, database ``test`` (user
 ``postgres`` or the current user); skipped with a note when unreachable. Targets at batch 1000 on a
-2-core machine: SQLite >= 50,000/s, PostgreSQL >= 20,000/s. The baseline is the cost of building the
-rows alone (``record_to_row``), measured in the same run, so the ratio shows what the store adds.
+2-core machine: SQLite >= 50,000/s, PostgreSQL >= 20,000/s, for LLM-judge records (every step result,
+a judge call, ~700 bytes of row). The baseline is the cost of building the rows alone
+(``record_to_row``), measured in the same run, so the ratio shows what the store adds.
+
+Each sink is timed from its first write after connecting (schema created), over ``sink.write`` calls
+awaited one after the other into a fresh file/table: SQLite in a temporary directory (WAL, synchronous
+NORMAL), PostgreSQL with its default durable commit. A last line per sink writes small code-scorer
+records (no step results, no judge calls) at batch 1000, for comparison only.
 """
 
 from __future__ import annotations
@@ -42,6 +48,23 @@ def make_records(n: int) -> list[ScoreRecord]:
                 JudgeCall(step="analyze", model="openai/gpt-4o-mini", prompt_tokens=120, completion_tokens=30)
             ],
             duration_ms=812.0,
+        )
+        for i in range(n)
+    ]
+
+
+def make_small_records(n: int) -> list[ScoreRecord]:
+    return [
+        ScoreResult(
+            scorer_id="exact-match",
+            scorer_name="Exact match",
+            run_id=f"run-{i}-{uuid.uuid4().hex[:8]}",
+            entity="support-bot",
+            source="live",
+            score=float(i % 2),
+            input=f"How do I reset my password? ({i})",
+            output="Open Settings > Security and choose Reset.",
+            duration_ms=0.05,
         )
         for i in range(n)
     ]
@@ -90,22 +113,31 @@ async def main() -> None:
     base = row_baseline(records[:20_000])
     print(f"baseline: record_to_row alone {base:,.0f} rows/s")
     print(f"{'sink':<10} {'batch':>6} {'records':>8} {'records/s':>12} {'vs baseline':>12}")
+    small = make_small_records(max(BATCHES.values()) + 1)
     with tempfile.TemporaryDirectory() as tmp:
         for batch, n in BATCHES.items():
             rate = await throughput(SQLiteSink(Path(tmp) / f"bench-{batch}.db"), records[: n + 1], batch)
             print(f"{'sqlite':<10} {batch:>6} {n:>8} {rate:>12,.0f} {rate / base:>11.2f}x")
+        rate = await throughput(SQLiteSink(Path(tmp) / "bench-small.db"), small, 1000)
+        print(f"{'sqlite':<10} {1000:>6} {len(small) - 1:>8} {rate:>12,.0f}  small records")
     conninfo = await pg_conninfo()
     if conninfo is None:
         print("postgres: skipped, no server reachable on 127.0.0.1:5432 database 'test'")
         return
     for batch, n in BATCHES.items():
-        table = f"agentevals_bench_{uuid.uuid4().hex[:10]}"
-        try:
-            rate = await throughput(PostgresSink(conninfo, table=table), records[: n + 1], batch)
-        finally:
-            await drop(conninfo, table)
+        rate = await pg_throughput(conninfo, records[: n + 1], batch)
         print(f"{'postgres':<10} {batch:>6} {n:>8} {rate:>12,.0f} {rate / base:>11.2f}x")
+    rate = await pg_throughput(conninfo, small, 1000)
+    print(f"{'postgres':<10} {1000:>6} {len(small) - 1:>8} {rate:>12,.0f}  small records")
     print("targets at batch 1000: sqlite >= 50,000/s, postgres >= 20,000/s")
+
+
+async def pg_throughput(conninfo: str, records: list[ScoreRecord], batch: int) -> float:
+    table = f"agentevals_bench_{uuid.uuid4().hex[:10]}"
+    try:
+        return await throughput(PostgresSink(conninfo, table=table), records, batch)
+    finally:
+        await drop(conninfo, table)
 
 
 if __name__ == "__main__":

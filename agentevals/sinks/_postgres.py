@@ -6,10 +6,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic_core import to_json
-
 from agentevals._result import ScoreRecord
-from agentevals.sinks._row import INDEXED, SCHEMA, TABLE, record_to_row
+from agentevals.sinks._row import COLUMNS, INDEXED, SCHEMA, TABLE, row_json, sql_row
 from agentevals.sinks._sqlite import check_table
 
 if TYPE_CHECKING:
@@ -22,8 +20,12 @@ _PG_TYPES = {
     "integer": "INTEGER",
     "timestamp": "TIMESTAMPTZ NOT NULL",
 }
+#: Smaller batches go as one INSERT statement (one round trip; COPY in a transaction takes three).
+COPY_MIN_ROWS = 64
+# COPY sends text; each column's type parses it on the server.
+_COPY_TYPES = [{"real": "float8", "integer": "int8"}.get(kind, "text") for _, kind in SCHEMA]
 # PostgreSQL text and jsonb cannot hold U+0000; an escaped NUL (not an escaped backslash) becomes U+FFFD.
-_NUL = re.compile(rb"(?<!\\)((?:\\\\)*)\\u0000")
+_NUL = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
 
 
 class PostgresSink:
@@ -31,9 +33,11 @@ class PostgresSink:
 
     ``conninfo`` is a libpq connection string or URL. The connection is opened on first write (on the
     engine's loop) and re-opened after an error; the schema is created if missing. Each batch is one
-    statement with one parameter: the batch as a JSON array, unpacked into columns by PostgreSQL
-    (``jsonb_array_elements``), inserted with ``ON CONFLICT (id) DO NOTHING`` so re-sent batches add
-    nothing. Needs the extra: ``pip install 'agentevals[postgres]'``.
+    transaction: its rows are streamed with ``COPY`` as they are built. If a row is already stored (a
+    re-sent batch) or holds text PostgreSQL cannot (U+0000, stored as U+FFFD), nothing is written and
+    the batch goes again as one ``INSERT ... ON CONFLICT (id) DO NOTHING`` of a JSON array PostgreSQL
+    unpacks (also the statement for batches under ``COPY_MIN_ROWS``), so re-sent records add nothing.
+    Needs the extra: ``pip install 'agentevals[postgres]'``.
 
     >>> sink = PostgresSink("postgresql://postgres@127.0.0.1:5432/test", table="scores")
     >>> sink.table
@@ -47,8 +51,9 @@ class PostgresSink:
         self.table = check_table(table)
         self.connect_timeout = connect_timeout
         self._conn: psycopg.AsyncConnection[Any] | None = None
-        columns = ", ".join(name for name, _ in SCHEMA)
-        values = ", ".join(_extract(name, kind) for name, kind in SCHEMA)
+        columns = ", ".join(COLUMNS)
+        self._copy = f"COPY {self.table} ({columns}) FROM STDIN"
+        values = ", ".join(_extract(i, kind) for i, (_, kind) in enumerate(SCHEMA))
         self._insert = (
             f"INSERT INTO {self.table} ({columns}) SELECT {values} "
             "FROM jsonb_array_elements(%s::jsonb) AS r ON CONFLICT (id) DO NOTHING"
@@ -70,15 +75,33 @@ class PostgresSink:
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         if not records:
             return
-        payload = b"[" + b",".join(_doc(r) for r in records) + b"]"
-        if b"\\u0000" in payload:
-            payload = _NUL.sub(rb"\1\\ufffd", payload)
         conn = await self._connect()
         try:
-            await conn.execute(self._insert, (payload.decode(),))  # autocommit: one statement, atomic
+            if len(records) < COPY_MIN_ROWS or not await self._copy_rows(conn, records):
+                await self._insert_rows(conn, records)
         except Exception:
             await self._drop_connection()
             raise
+
+    async def _copy_rows(self, conn: psycopg.AsyncConnection[Any], records: Sequence[ScoreRecord]) -> bool:
+        """Stream the rows with ``COPY`` in one transaction; ``False`` (nothing written) if a row is
+        already stored or holds U+0000."""
+        import psycopg
+
+        try:
+            async with conn.transaction(), conn.cursor() as cursor, cursor.copy(self._copy) as copy:
+                copy.set_types(_COPY_TYPES)
+                for record in records:
+                    await copy.write_row(sql_row(record))
+        except (psycopg.errors.UniqueViolation, psycopg.DataError):
+            return False
+        return True
+
+    async def _insert_rows(self, conn: psycopg.AsyncConnection[Any], records: Sequence[ScoreRecord]) -> None:
+        payload = f"[{','.join(row_json(r) for r in records)}]"
+        if "\\u0000" in payload:
+            payload = _NUL.sub(r"\1\\ufffd", payload)
+        await conn.execute(self._insert, (payload,))  # autocommit: one statement, atomic
 
     async def _drop_connection(self) -> None:
         conn, self._conn = self._conn, None
@@ -89,17 +112,13 @@ class PostgresSink:
         await self._drop_connection()
 
 
-def _doc(record: ScoreRecord) -> bytes:
-    return to_json(record_to_row(record, json_as_text=None), fallback=repr, inf_nan_mode="null")
-
-
-def _extract(name: str, kind: str) -> str:
+def _extract(index: int, kind: str) -> str:
     if kind == "json":
-        return f"NULLIF(r->'{name}', 'null'::jsonb)"
+        return f"NULLIF(r->{index}, 'null'::jsonb)"
     if kind == "text":
-        return f"(r->>'{name}')"
+        return f"(r->>{index})"
     cast = {"real": "double precision", "integer": "integer", "timestamp": "timestamptz"}[kind]
-    return f"(r->>'{name}')::{cast}"
+    return f"(r->>{index})::{cast}"
 
 
 def create_table_sql(table: str) -> str:

@@ -6,12 +6,14 @@ Column names are part of the public contract (``agentevals report --db`` reads t
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from math import isfinite
 from typing import Any
 
 from pydantic_core import to_json, to_jsonable_python
 
-from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult
+from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
 
 TABLE = "agentevals_scores"
 
@@ -67,8 +69,94 @@ def dumps(value: Any) -> str:
 
 def record_id(record: ScoreRecord) -> str:
     """A stable id per record (32 hex digits): re-sending a record (retry, replay) never duplicates a row."""
-    key = f"{record.scorer_id}\x1f{record.run_id}\x1f{record.created_at.timestamp()!r}"
+    return _hash_id(record.scorer_id, record.run_id, record.created_at)
+
+
+def _hash_id(scorer_id: str, run_id: str, created_at: datetime) -> str:
+    key = f"{scorer_id}\x1f{run_id}\x1f{created_at.timestamp()!r}"
     return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
+
+
+def json_text(value: Any) -> str | None:
+    """``value`` as compact JSON text; ``None`` (SQL NULL) for ``None`` and for values serialized as null."""
+    if value is None:
+        return None
+    text = dumps(value)
+    return None if text == "null" else text
+
+
+def finite(value: float | None) -> float | None:
+    """``value``, or ``None`` (SQL NULL) for NaN and infinities, which not every store can hold."""
+    return value if value is None or isfinite(value) else None
+
+
+def utc_text(moment: datetime) -> str:
+    """``moment`` as ISO-8601 text in UTC, e.g. ``'2026-01-02T03:04:05+00:00'``."""
+    return (moment if moment.tzinfo is UTC else moment.astimezone(UTC)).isoformat()
+
+
+def sql_row(record: ScoreRecord) -> tuple[Any, ...]:
+    """The row of ``record`` for the SQL sinks, in ``COLUMNS`` order: JSON columns as JSON text,
+    ``created_at`` as ISO-8601 UTC text."""
+    return row_values(record, json_text, utc_text)
+
+
+def row_json(record: ScoreRecord) -> str:
+    """The row of ``record`` as one JSON array in ``COLUMNS`` order, for a store to unpack (JSON columns
+    nested as JSON, ``created_at`` as ISO-8601 UTC text, NaN as null)."""
+    return to_json(row_values(record, _unchanged, utc_text), fallback=repr, inf_nan_mode="null").decode()
+
+
+def row_values(
+    record: ScoreRecord, encode: Callable[[Any], Any], timestamp: Callable[[datetime], Any]
+) -> tuple[Any, ...]:
+    """The values of ``record``'s row in ``COLUMNS`` order, JSON columns through ``encode`` and
+    ``created_at`` through ``timestamp``."""
+    f = record.__dict__  # the field values: much faster to read than pydantic model attributes
+    error: tuple[Any, ...] = (None, None, None)
+    if isinstance(record, ScoreFailure):
+        error = (f["error_type"], f["error_message"], f["failed_step"])
+    return (
+        _hash_id(f["scorer_id"], f["run_id"], f["created_at"]),
+        timestamp(f["created_at"]),
+        f["scorer_id"],
+        f["scorer_name"],
+        f["run_id"],
+        f["trace_id"],
+        f["entity"],
+        f["source"],
+        finite(f["score"]),
+        f["reason"],
+        encode(f["input"]),
+        encode(f["output"]),
+        encode(f["ground_truth"]),
+        encode(f["request_context"]),
+        encode(f["preprocess_step_result"]),
+        encode(f["analyze_step_result"]),
+        encode(f["generate_score_step_result"]),
+        f["preprocess_prompt"],
+        f["analyze_prompt"],
+        f["generate_score_prompt"],
+        f["generate_reason_prompt"],
+        *judge_usage(f["judge_calls"]),
+        finite(f["duration_ms"]),
+        *error,
+        encode(f["metadata"]),
+    )
+
+
+def judge_usage(calls: Sequence[JudgeCall]) -> tuple[str | None, int, int, float | None]:
+    """``(judge_model, prompt_tokens, completion_tokens, cost_usd)`` of a record's judge calls."""
+    if not calls:
+        return (None, 0, 0, None)
+    prompt = completion = 0
+    cost: float | None = None
+    for call in calls:
+        prompt += call.prompt_tokens
+        completion += call.completion_tokens
+        if call.cost_usd is not None:
+            cost = call.cost_usd if cost is None else cost + call.cost_usd
+    return (calls[0].model, prompt, completion, finite(cost))
 
 
 def record_to_row(record: ScoreRecord, *, json_as_text: bool | None = True) -> dict[str, Any]:
@@ -80,59 +168,12 @@ def record_to_row(record: ScoreRecord, *, json_as_text: bool | None = True) -> d
     >>> row["score"], row["input"], row["error_type"]
     (1.0, None, None)
     """
-    # Keys in COLUMNS order: callers rely on ``tuple(row.values())``.
-    row: dict[str, Any] = {
-        "id": record_id(record),
-        "created_at": record.created_at,
-        "scorer_id": record.scorer_id,
-        "scorer_name": record.scorer_name,
-        "run_id": record.run_id,
-        "trace_id": record.trace_id,
-        "entity": record.entity,
-        "source": record.source,
-        "score": record.score,
-        "reason": record.reason,
-        "input": record.input,
-        "output": record.output,
-        "ground_truth": record.ground_truth,
-        "request_context": record.request_context,
-        "preprocess_step_result": record.preprocess_step_result,
-        "analyze_step_result": record.analyze_step_result,
-        "generate_score_step_result": record.generate_score_step_result,
-        "preprocess_prompt": record.preprocess_prompt,
-        "analyze_prompt": record.analyze_prompt,
-        "generate_score_prompt": record.generate_score_prompt,
-        "generate_reason_prompt": record.generate_reason_prompt,
-        "judge_model": None,
-        "prompt_tokens": 0,
-        "completion_tokens": 0,
-        "cost_usd": None,
-        "duration_ms": record.duration_ms,
-        "error_type": None,
-        "error_message": None,
-        "failed_step": None,
-        "metadata": record.metadata,
-    }
-    calls = record.judge_calls
-    if calls:
-        costs = [c.cost_usd for c in calls if c.cost_usd is not None]
-        row.update(
-            judge_model=calls[0].model,
-            prompt_tokens=sum(c.prompt_tokens for c in calls),
-            completion_tokens=sum(c.completion_tokens for c in calls),
-            cost_usd=sum(costs) if costs else None,
-        )
-    if isinstance(record, ScoreFailure):
-        row.update(
-            error_type=record.error_type, error_message=record.error_message, failed_step=record.failed_step
-        )
-    if json_as_text is None:
-        return row
-    for name in JSON_COLUMNS:
-        value = row[name]
-        if value is not None:
-            row[name] = dumps(value) if json_as_text else jsonable(value)
-    return row
+    encode = json_text if json_as_text else _unchanged if json_as_text is None else jsonable
+    return dict(zip(COLUMNS, row_values(record, encode, _unchanged), strict=True))
+
+
+def _unchanged(value: Any) -> Any:
+    return value
 
 
 def record_to_json(record: ScoreRecord) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from agentevals.sinks import (
     record_to_row,
 )
 from agentevals.sinks._row import record_from_json, record_to_json
+from agentevals.sinks._thread import Handoff
 
 
 def test_row_has_every_column_and_flattens_judge_usage() -> None:
@@ -127,3 +128,25 @@ async def test_callback_sink_propagates_errors_for_retry() -> None:
 
     with pytest.raises(OSError, match="disk full"):
         await CallbackSink(broken).write(sample_records(1))
+
+
+def test_handoff_runs_in_order_and_stops_a_round_at_its_first_error() -> None:
+    handoff = Handoff("test-handoff")
+    seen: list[int] = []
+    for i in range(5):
+        handoff.submit(lambda i=i: seen.append(i))
+    handoff.join()
+    assert seen == [0, 1, 2, 3, 4]
+    handoff.submit(lambda: seen.append(1 // 0))
+    handoff.submit(lambda: seen.append(5))  # skipped: an earlier one failed
+    with pytest.raises(ZeroDivisionError):
+        handoff.join()
+    handoff.join()  # nothing pending
+    handoff.submit(lambda: seen.append(5))  # a new round runs
+    handoff.join()
+    assert seen == [0, 1, 2, 3, 4, 5]
+    handoff.stop()
+    handoff.submit(lambda: seen.append(6))  # a stopped handoff starts a new thread
+    handoff.join()
+    handoff.stop()
+    assert seen[-1] == 6

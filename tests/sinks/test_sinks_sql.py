@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from sink_helpers import sample_records
 
-from agentevals.sinks import COLUMNS, PostgresSink, SQLiteSink, record_to_row
-from agentevals.sinks._row import JSON_COLUMNS
+from agentevals import ScoreRecord, ScoreResult
+from agentevals.sinks import COLUMNS, PostgresSink, SQLiteSink, _sqlite, record_to_row
+from agentevals.sinks._row import JSON_COLUMNS, sql_row
 
 # -- SQLite -----------------------------------------------------------------------------------------
 
@@ -59,6 +60,79 @@ async def test_sqlite_json_columns_are_queryable(tmp_path: Path) -> None:
             "SELECT json_extract(input, '$.question') FROM custom_scores WHERE run_id = 'run-2'"
         ).fetchone()
     assert got == ("q2",)
+
+
+def _renamed(records: list[ScoreRecord], prefix: str) -> list[ScoreRecord]:
+    return [r.model_copy(update={"run_id": f"{prefix}-{i}"}) for i, r in enumerate(records)]
+
+
+def _odd_record() -> ScoreResult:
+    """U+0000 in text and JSON, a NaN score and an infinite duration."""
+    return ScoreResult(
+        scorer_id="s",
+        scorer_name="s",
+        run_id="odd",
+        score=float("nan"),
+        reason="a\x00b",
+        input={"q": "x\x00y"},
+        duration_ms=float("inf"),
+    )
+
+
+def _sqlite_rows(db: Path, table: str = "agentevals_scores") -> dict[str, tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return {row[1] + row[4]: row for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM {table}")}
+
+
+async def test_sqlite_large_batches_store_exactly_the_rows_once(tmp_path: Path) -> None:
+    db = tmp_path / "big.db"
+    sink = SQLiteSink(db)
+    odd = _odd_record()
+    records = [*sample_records(250), odd]  # several statements; the one with odd is bound row by row
+    await sink.write(records)
+    await sink.write(records[90:])  # a partly re-sent batch adds nothing
+    await sink.write([odd])  # a batch of one statement
+    await sink.close()
+    rows = _sqlite_rows(db)
+    assert len(rows) == len(records)
+    for record in records:
+        row = sql_row(record)
+        assert rows[row[1] + row[4]] == row
+    odd_row = sql_row(odd)
+    assert odd_row[COLUMNS.index("reason")] == "a\x00b"
+    assert odd_row[COLUMNS.index("score")] is None and odd_row[COLUMNS.index("duration_ms")] is None
+
+
+async def test_sqlite_batch_is_all_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    records = sample_records(250)
+    row_json = _sqlite.row_json
+
+    def failing_row_json(record: ScoreRecord) -> str:
+        if record is records[170]:
+            raise ValueError("cannot serialize")
+        return row_json(record)
+
+    sink = SQLiteSink(tmp_path / "atomic.db")
+    monkeypatch.setattr(_sqlite, "row_json", failing_row_json)
+    with pytest.raises(ValueError, match="cannot serialize"):
+        await sink.write(records)  # the first statements ran, then were rolled back
+    monkeypatch.undo()
+    await sink.write(records[:10])
+    await sink.close()
+    assert len(_sqlite_rows(tmp_path / "atomic.db")) == 10
+
+
+async def test_sqlite_tables_keyed_on_id_stay_idempotent(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as conn:  # the layout of earlier versions: id PRIMARY KEY
+        conn.execute(f"CREATE TABLE agentevals_scores ({', '.join(COLUMNS)}, PRIMARY KEY (id))")
+        conn.execute("CREATE INDEX agentevals_scores_created_at_idx ON agentevals_scores (created_at)")
+    sink = SQLiteSink(db)
+    records = sample_records(150)
+    await sink.write(records)
+    await sink.write(records)
+    await sink.close()
+    assert len(_sqlite_rows(db)) == len(records)
 
 
 @pytest.mark.parametrize("table", ["bad;name", "1starts_with_digit", "x" * 64, "", "drop table--"])
@@ -211,3 +285,27 @@ async def test_postgres_stores_text_with_nul_characters(pg: tuple[str, str]) -> 
     await sink.close()
     rows = await _pg_rows(conninfo, f"SELECT reason, input FROM {table}")
     assert rows == [{"reason": "a\ufffdb", "input": {"q": "x\ufffdy\\u0000"}}]
+
+
+async def test_postgres_copy_batches_resent_batches_and_odd_values(pg: tuple[str, str]) -> None:
+    conninfo, table = pg
+    sink = PostgresSink(conninfo, table=table)
+    records = sample_records(120)  # COPY
+    await sink.write(records)
+    await sink.write(records[50:])  # COPY meets a stored row: nothing written, then INSERT adds nothing
+    others = [*_renamed(sample_records(70), "other"), _odd_record()]  # COPY cannot send U+0000
+    await sink.write(others)
+    await sink.close()
+    rows = {r["run_id"]: r for r in await _pg_rows(conninfo, f"SELECT * FROM {table}")}
+    assert len(rows) == len(records) + len(others)
+    for record in (records[0], records[119], others[0]):
+        expected = record_to_row(record)
+        got = rows[record.run_id]
+        for column in COLUMNS:
+            value = expected[column]
+            if column in JSON_COLUMNS and value is not None:
+                value = json.loads(value)
+            assert got[column] == value, column
+    odd = rows["odd"]
+    assert (odd["reason"], odd["input"]) == ("a\ufffdb", {"q": "x\ufffdy"})
+    assert odd["score"] is None and odd["duration_ms"] is None
