@@ -122,6 +122,33 @@ async def test_sqlite_batch_is_all_or_nothing(tmp_path: Path, monkeypatch: pytes
     assert len(_sqlite_rows(tmp_path / "atomic.db")) == 10
 
 
+async def test_sqlite_batch_is_all_or_nothing_when_a_statement_fails(tmp_path: Path) -> None:
+    sink = SQLiteSink(tmp_path / "atomic.db")
+    statement = sink._statement
+    built: list[int] = []
+    ran: list[int] = []
+
+    def failing_statement(conn: sqlite3.Connection, records: Any) -> Any:
+        run = statement(conn, records)
+        index = len(built)
+        built.append(index)
+
+        def run_or_fail() -> None:
+            ran.append(index)
+            run()
+            if index == 1:
+                raise sqlite3.OperationalError("disk I/O error")
+
+        return run_or_fail
+
+    sink._statement = failing_statement  # type: ignore[method-assign]
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        await sink.write(sample_records(350))
+    await sink.close()
+    assert ran == [0, 1]  # the statements after the failed one were skipped, the first rolled back
+    assert _sqlite_rows(tmp_path / "atomic.db") == {}
+
+
 async def test_sqlite_tables_keyed_on_id_stay_idempotent(tmp_path: Path) -> None:
     db = tmp_path / "old.db"
     with sqlite3.connect(db) as conn:  # the layout of earlier versions: id PRIMARY KEY
