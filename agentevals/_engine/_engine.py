@@ -191,8 +191,9 @@ class ScoringEngine:
         only if a scorer samples it. Integrations use it to keep the agent's thread to bookkeeping.
 
         ``build`` must not depend on objects the caller changes afterwards (copy mutable lists first).
-        With a custom sampler attached, the run is built here, since the sampler needs it. A failing
-        ``build`` gives each sampled scorer an error record (``RunBuildError``). Never raises.
+        With a custom sampler attached, the run is built here, since the sampler needs it; a ``build``
+        failing here is logged and counted ``invalid``. A ``build`` failing later, on the engine's
+        thread, gives each sampled scorer an error record (``RunBuildError``). Never raises.
         """
         try:
             return self._submit(DeferredRun(build, str(run_id), trace_id))
