@@ -188,26 +188,41 @@ class Scorer:
         started = time.perf_counter()
         try:
             for step in self._ordered:
-                await self._run_step(step, run, execution)
+                # Inlined (no coroutine per step): most steps are plain functions.
+                step_started = time.perf_counter()
+                try:
+                    kwargs: dict[str, Any] = {"run": run, "results": execution.results}
+                    if step.name == "generate_reason":
+                        kwargs["score"] = execution.score
+                    if step.function is not None:
+                        value = step.function.call(kwargs)
+                        if type(value) not in PLAIN_VALUES and inspect.isawaitable(value):
+                            value = await value
+                    else:
+                        value = await self._prompt_value(step, run, execution, kwargs)
+                    self._store(step.name, value, execution)
+                except ScorerError:
+                    raise
+                except Exception as err:
+                    raise self._step_error(step, err, execution) from err
+                finally:
+                    execution.durations[step.name] = (time.perf_counter() - step_started) * 1000
         finally:
             _current.reset(token)
             if parent is not None:
                 parent.judge_calls.extend(execution.judge_calls)
         assert execution.score is not None
-        prompts = execution.prompts
+        results = execution.results
         return ScoreResult(
             scorer_id=self.id,
             scorer_name=self.name,
             **run_fields(run),
             score=execution.score,
             reason=execution.reason,
-            preprocess_step_result=execution.results.preprocess_step_result,
-            analyze_step_result=execution.results.analyze_step_result,
-            generate_score_step_result=execution.results.generate_score_step_result,
-            preprocess_prompt=prompts.get("preprocess"),
-            analyze_prompt=prompts.get("analyze"),
-            generate_score_prompt=prompts.get("generate_score"),
-            generate_reason_prompt=prompts.get("generate_reason"),
+            preprocess_step_result=results.preprocess_step_result,
+            analyze_step_result=results.analyze_step_result,
+            generate_score_step_result=results.generate_score_step_result,
+            **{f"{name}_prompt": prompt for name, prompt in execution.prompts.items()},
             step_durations_ms=execution.durations,
             duration_ms=(time.perf_counter() - started) * 1000,
             judge_calls=execution.judge_calls,
@@ -218,34 +233,18 @@ class Scorer:
         """Blocking :meth:`run`; works in plain scripts and inside a running event loop (Jupyter)."""
         return run_sync(self.run(run, **fields))
 
-    async def _run_step(self, step: Step, run: Run, execution: _Execution) -> None:
-        started = time.perf_counter()
-        try:
-            kwargs: dict[str, Any] = {"run": run, "results": execution.results}
-            if step.name == "generate_reason":
-                kwargs["score"] = execution.score
-            if step.function is not None:  # called here, not through a coroutine: most steps are sync
-                value = step.function.call(kwargs)
-                if type(value) not in PLAIN_VALUES and inspect.isawaitable(value):
-                    value = await value
-            else:
-                value = await self._prompt_value(step, run, execution, kwargs)
-            self._store(step.name, value, execution)
-        except ScorerError:
-            raise
-        except Exception as err:
-            if isinstance(err, JudgeError) and err.call is not None:
-                execution.judge_calls.append(err.call)
-            raise ScorerError(
-                self.id,
-                step.name,
-                f"{type(err).__name__}: {err}",
-                completed=_completed(execution),
-                prompts=execution.prompts,
-                judge_calls=execution.judge_calls,
-            ) from err
-        finally:
-            execution.durations[step.name] = (time.perf_counter() - started) * 1000
+    def _step_error(self, step: Step, err: Exception, execution: _Execution) -> ScorerError:
+        """``err`` raised by ``step``, as the ``ScorerError`` that names the step and keeps the work done."""
+        if isinstance(err, JudgeError) and err.call is not None:
+            execution.judge_calls.append(err.call)
+        return ScorerError(
+            self.id,
+            step.name,
+            f"{type(err).__name__}: {err}",
+            completed=_completed(execution),
+            prompts=execution.prompts,
+            judge_calls=execution.judge_calls,
+        )
 
     async def _prompt_value(self, step: Step, run: Run, execution: _Execution, kwargs: dict[str, Any]) -> Any:
         prompt_step = step.prompt
@@ -294,7 +293,7 @@ class Scorer:
 
 
 def _finite_score(value: Any) -> float:
-    if isinstance(value, numbers.Real):
+    if type(value) is float or type(value) is int or isinstance(value, numbers.Real):
         score = float(value)
         if math.isfinite(score):
             return score

@@ -299,7 +299,9 @@ class ScoringEngine:
                     continue
                 for entry in entries:
                     if id(entry) in self._inline:
-                        await self._score_inline(run, entry, submitted_at)
+                        unfinished = self._score_inline(run, entry, submitted_at)
+                        if unfinished is not None:
+                            await unfinished
                         inline_calls += 1
                         if inline_calls % _INLINE_BURST == 0:
                             await asyncio.sleep(0)  # let sink writers and judge replies in
@@ -354,15 +356,29 @@ class ScoringEngine:
             self._pending_pairs -= 1
             self._slots.release()
 
-    async def _score_inline(self, run: Run, entry: ScorerEntry, submitted_at: float) -> None:
-        """A scorer with only sync steps: scored right here, no task, no semaphores."""
+    def _score_inline(
+        self, run: Run, entry: ScorerEntry, submitted_at: float
+    ) -> Coroutine[Any, Any, None] | None:
+        """A scorer with only sync steps: scored right here, no task, no semaphores. Returns what is
+        left to await, if anything: a step that awaited after all, or a sink whose buffer is full."""
         outcome = score_inline(run, entry.scorer, self._timeout_of(entry))
         if isinstance(outcome, asyncio.Task):  # a step awaited after all: finish in the background
-            await self._slots.acquire()
-            self._track(self._finish(outcome, run, submitted_at))
-            return
+            return self._finish_later(outcome, run, submitted_at)
+        record = self._accounted(outcome, run, submitted_at)
+        full = [worker for worker in self._workers if not worker.offer(record)]
+        if full:
+            return self._put_then_done(full, record)
+        self._pending_pairs -= 1
+        return None
+
+    async def _finish_later(self, rest: asyncio.Task[ScoreRecord], run: Run, submitted_at: float) -> None:
+        await self._slots.acquire()
+        self._track(self._finish(rest, run, submitted_at))
+
+    async def _put_then_done(self, workers: list[SinkWorker], record: ScoreRecord) -> None:
         try:
-            await self._deliver(outcome, run, submitted_at)
+            for worker in workers:
+                await worker.put(record)
         finally:
             self._pending_pairs -= 1
 
@@ -373,12 +389,17 @@ class ScoringEngine:
             self._pending_pairs -= 1
             self._slots.release()
 
-    async def _deliver(self, record: ScoreRecord, run: Run, submitted_at: float) -> None:
+    def _accounted(self, record: ScoreRecord, run: Run, submitted_at: float) -> ScoreRecord:
+        """``record`` finalized (entity, redaction) and counted in the stats."""
         record = finalize(record, run.entity or self.entity, self.redact)
         latency = (time.perf_counter() - submitted_at) * 1000
         with self._lock:  # stats() copies the deque under the same lock
             self._latencies.append(latency)
             self._counts["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
+        return record
+
+    async def _deliver(self, record: ScoreRecord, run: Run, submitted_at: float) -> None:
+        record = self._accounted(record, run, submitted_at)
         for worker in self._workers:
             await worker.put(record)
 

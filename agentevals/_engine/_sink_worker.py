@@ -50,15 +50,21 @@ class SinkWorker:
     def idle(self) -> bool:
         return not self.buffer and not self.writing
 
-    async def put(self, record: ScoreRecord) -> None:
-        """Buffer one record, waiting while the buffer is full (backpressure onto scoring)."""
-        while len(self.buffer) >= self.max_buffer:
-            self._space.clear()
-            await self._space.wait()
+    def offer(self, record: ScoreRecord) -> bool:
+        """Buffer one record now; ``False`` (nothing buffered) when the buffer is full."""
+        if len(self.buffer) >= self.max_buffer:
+            return False
         self.buffer.append(record)
         self._has_data.set()
         if len(self.buffer) >= self.batch_size:
             self._full.set()
+        return True
+
+    async def put(self, record: ScoreRecord) -> None:
+        """Buffer one record, waiting while the buffer is full (backpressure onto scoring)."""
+        while not self.offer(record):
+            self._space.clear()
+            await self._space.wait()
 
     def hurry(self) -> None:
         """Skip the linger wait (a flush is waiting)."""

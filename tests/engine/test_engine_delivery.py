@@ -162,3 +162,32 @@ def test_a_hung_sink_times_out_and_never_starves_the_others(dead_letter: Path) -
     assert stats.dead_lettered == 40
     assert stats.sink_errors >= 2 * 8 and stats.sink_errors % 2 == 0  # 2 timed-out attempts per batch
     assert len(dead_letter.read_text().splitlines()) == 40
+
+
+class SlowSink:
+    name = "slow"
+
+    def __init__(self) -> None:
+        self.records: list[ScoreRecord] = []
+
+    async def write(self, records: Sequence[ScoreRecord]) -> None:
+        await asyncio.sleep(0.005)
+        self.records.extend(records)
+
+    async def close(self) -> None:
+        return None
+
+
+def test_a_full_sink_buffer_holds_back_inline_scoring_and_loses_nothing(dead_letter: Path) -> None:
+    slow = SlowSink()
+    engine = ScoringEngine(
+        [length_scorer()], sinks=[slow], sink_buffer=4, batch_size=2, dead_letter=dead_letter
+    )
+    submitted = runs(60)
+    for run in submitted:
+        assert engine.submit(run)
+    assert engine.flush(timeout=30)  # returns only once the backpressured records are written too
+    assert sorted(r.run_id for r in slow.records) == sorted(r.run_id for r in submitted)
+    stats = engine.stats()
+    assert (stats.scored, stats.dead_lettered, stats.lost) == (60, 0, 0)
+    assert engine.shutdown()

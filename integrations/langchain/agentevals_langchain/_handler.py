@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -15,7 +14,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 from agentevals import Scorer
 from agentevals._decorator import build_engine, submit_deferred
-from agentevals_langchain._recorder import Trace, build_run, snapshot
+from agentevals_langchain._recorder import Trace, snapshot
 
 log = logging.getLogger("agentevals.langchain")
 
@@ -114,7 +113,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             kind=kind,
             name=name,
             inputs=snapshot(inputs),
-            tags=list(tags or []),
+            tags=tuple(tags) if tags else (),
             metadata=dict(metadata or {}),
             started_at=datetime.now(UTC),
             t0=time.perf_counter(),
@@ -140,6 +139,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         root = self._owner.get(run_id)
         return None if root is None else self._traces.get(root)
 
+    def _is_root(self, run_id: UUID) -> bool:
+        """Whether ``run_id`` is an open root run: a lock-free check (one dict read) that lets the ends
+        of child runs, most of the events, skip :meth:`_close`; ``_close`` checks again under the lock."""
+        return self._owner.get(run_id) == run_id
+
     def _close(self, run_id: UUID, outputs: Any, error: BaseException | None) -> None:
         """End a run; when it is a root, release its memory and submit its ``Run``."""
         with self._lock:
@@ -151,9 +155,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         if error is not None and not self.score_errors:
             return
         # Only references are taken here; the Run is built on the engine's thread, if sampled.
-        build = functools.partial(
-            build_run, trace, snapshot(outputs), error=error, entity=self.entity, ended=time.perf_counter()
-        )
+        build = trace.seal(snapshot(outputs), error=error, entity=self.entity, ended=time.perf_counter())
         root = str(run_id)
         submit_deferred(self.engine, build, run_id=root, trace_id=root)
 
@@ -187,10 +189,12 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             self._open(*args)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self._guard("on_chain_end", self._close, run_id, outputs, None)
+        if self._is_root(run_id):
+            self._guard("on_chain_end", self._close, run_id, outputs, None)
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._guard("on_chain_error", self._close, run_id, None, error)
+        if self._is_root(run_id):
+            self._guard("on_chain_error", self._close, run_id, None, error)
 
     # -- models ---------------------------------------------------------------------------------------
 
@@ -271,7 +275,8 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             trace = self._trace_of(run_id)
             if trace is not None:
                 trace.model_ended(run_id, response)
-        self._close(run_id, response, None)
+        if self._is_root(run_id):
+            self._close(run_id, response, None)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._guard("on_llm_error", self._model_error, run_id, error)
@@ -281,7 +286,8 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             trace = self._trace_of(run_id)
             if trace is not None:
                 trace.model_failed(run_id, error)
-        self._close(run_id, None, error)
+        if self._is_root(run_id):
+            self._close(run_id, None, error)
 
     # -- tools ----------------------------------------------------------------------------------------
 
@@ -339,7 +345,8 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             trace = self._trace_of(run_id)
             if trace is not None:
                 trace.tool_ended(run_id, output, error)
-        self._close(run_id, output, error)
+        if self._is_root(run_id):
+            self._close(run_id, output, error)
 
     # -- retrievers ---------------------------------------------------------------------------------
 
@@ -367,7 +374,9 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             trace = self._trace_of(run_id)
             if trace is not None:
                 trace.documents_retrieved(documents)
-        self._close(run_id, list(documents), None)
+        if self._is_root(run_id):
+            self._close(run_id, list(documents), None)
 
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._guard("on_retriever_error", self._close, run_id, None, error)
+        if self._is_root(run_id):
+            self._guard("on_retriever_error", self._close, run_id, None, error)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
 import logging
 import threading
@@ -18,7 +17,7 @@ from langchain.agents.middleware.types import PrivateStateAttr
 
 from agentevals import Scorer
 from agentevals._decorator import build_engine, submit_deferred
-from agentevals_langchain._recorder import Trace, build_run
+from agentevals_langchain._recorder import Trace
 
 log = logging.getLogger("agentevals.langchain")
 
@@ -163,7 +162,7 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
             kind="agent",
             name=self.entity,
             inputs=None,
-            tags=[],
+            tags=(),
             metadata=_user_metadata(),
             started_at=datetime.now(UTC),
             t0=time.perf_counter(),
@@ -230,7 +229,7 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
             return
         outputs = {"messages": list(state.get("messages") or [])}
         entity, ended = self.entity or _agent_name(), time.perf_counter()
-        build = functools.partial(build_run, trace, outputs, error=None, entity=entity, ended=ended)
+        build = trace.seal(outputs, error=None, entity=entity, ended=ended)
         root = str(trace.root_id)
         submit_deferred(self.engine, build, run_id=root, trace_id=root)
 

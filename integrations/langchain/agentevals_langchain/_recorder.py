@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -26,7 +26,7 @@ _OUTPUT_KEYS = ("output", "answer", "text", "result", "content", "response")
 GROUND_TRUTH_KEY = "ground_truth"
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolRecord:
     """One tool run: what it was called with, what it returned or raised, and how long it took."""
 
@@ -39,15 +39,20 @@ class ToolRecord:
     error: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Trace:
-    """Everything captured for one root run, keyed by the root's run id."""
+    """Everything captured for one root run, keyed by the root's run id.
+
+    A finished trace waits (for sampling, then the engine's thread) holding only what :func:`build_run`
+    reads: per-run bookkeeping is released by :meth:`seal`, and empty collections are shared ``()``, so
+    each waiting run keeps few objects alive for the garbage collector to track.
+    """
 
     root_id: UUID
     kind: str
     name: str | None
     inputs: Any
-    tags: list[str]
+    tags: Sequence[str]
     metadata: dict[str, Any]
     started_at: datetime
     t0: float
@@ -57,10 +62,15 @@ class Trace:
     ai_messages: list[Any] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     model_ms: float = 0.0
-    model_errors: list[str] = field(default_factory=list)
-    tools: dict[UUID, ToolRecord] = field(default_factory=dict)
-    context: list[str] = field(default_factory=list)
+    model_errors: tuple[str, ...] = ()
+    tools: list[ToolRecord] = field(default_factory=list)
+    open_tools: dict[UUID, ToolRecord] = field(default_factory=dict)
+    context: tuple[str, ...] = ()
     usage: dict[str, int] = field(default_factory=dict)
+    outputs: Any = None
+    error: BaseException | None = None
+    entity: str | None = None
+    ended: float | None = None
 
     # -- events (called under the handler's lock) ------------------------------------------------
 
@@ -81,13 +91,15 @@ class Trace:
 
     def model_failed(self, run_id: UUID, error: BaseException) -> None:
         self.model_starts.pop(run_id, None)
-        self.model_errors.append(describe(error))
+        self.model_errors = (*self.model_errors, describe(error))
 
     def tool_started(self, run_id: UUID, name: str, args: dict[str, Any], tool_call_id: str | None) -> None:
-        self.tools[run_id] = ToolRecord(name, args, tool_call_id, time.perf_counter())
+        record = ToolRecord(name, args, tool_call_id, time.perf_counter())
+        self.tools.append(record)
+        self.open_tools[run_id] = record
 
     def tool_ended(self, run_id: UUID, output: Any, error: BaseException | None = None) -> None:
-        record = self.tools.get(run_id)
+        record = self.open_tools.pop(run_id, None)
         if record is None:
             return
         record.duration_ms = (time.perf_counter() - record.started) * 1000
@@ -102,24 +114,33 @@ class Trace:
             record.tool_call_id = getattr(output, "tool_call_id", None)
 
     def documents_retrieved(self, documents: Sequence[Any]) -> None:
-        for doc in documents:
-            text = getattr(doc, "page_content", doc)
-            self.context.append(text if isinstance(text, str) else str(text))
+        texts = (getattr(doc, "page_content", doc) for doc in documents)
+        self.context = (*self.context, *(t if isinstance(t, str) else str(t) for t in texts))
+
+    # -- the end -----------------------------------------------------------------------------------
+
+    def seal(
+        self, outputs: Any, *, error: BaseException | None, entity: str | None, ended: float
+    ) -> Callable[[], Run]:
+        """Record how the root run ended and drop the bookkeeping of its child runs (their ids); the
+        returned callable builds the ``Run``. ``outputs`` must not change afterwards (pass a copy)."""
+        self.outputs, self.error, self.entity, self.ended = outputs, error, entity, ended
+        self.run_ids.clear()
+        self.open_tools.clear()
+        return self.to_run
+
+    def to_run(self) -> Run:
+        """The ``Run`` of a sealed trace (:func:`build_run`)."""
+        return build_run(self)
 
 
 def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def build_run(
-    trace: Trace,
-    outputs: Any,
-    *,
-    error: BaseException | None,
-    entity: str | None,
-    ended: float | None = None,
-) -> Run:
-    """The one ``Run`` for a finished root run (``ended``: its ``time.perf_counter()`` at the end)."""
+def build_run(trace: Trace) -> Run:
+    """The one ``Run`` for a sealed trace (see :meth:`Trace.seal`)."""
+    outputs, error, ended = trace.outputs, trace.error, trace.ended
     user_metadata = {
         k: v
         for k, v in trace.metadata.items()
@@ -134,7 +155,7 @@ def build_run(
         "tool_calls": len(trace.tools),
         "timings": {
             "model_ms": round(trace.model_ms, 3),
-            "tool_ms": round(sum(t.duration_ms or 0.0 for t in trace.tools.values()), 3),
+            "tool_ms": round(sum(t.duration_ms or 0.0 for t in trace.tools), 3),
         },
     }
     if trace.model_errors:
@@ -142,7 +163,7 @@ def build_run(
     fields: dict[str, Any] = {
         "run_id": str(trace.root_id),
         "trace_id": str(trace.root_id),
-        "entity": entity or trace.name,
+        "entity": trace.entity or trace.name,
         "context": list(trace.context),
         "error": None if error is None else describe(error),
         "started_at": trace.started_at,
@@ -275,7 +296,7 @@ def _to_messages(messages: Sequence[Any]) -> list[Message]:
 
 def _fill_tool_results(messages: list[Message], trace: Trace) -> None:
     """Add what only the callbacks know (duration, raised errors, results) to the tool invocations."""
-    by_call_id = {t.tool_call_id: t for t in trace.tools.values() if t.tool_call_id}
+    by_call_id = {t.tool_call_id: t for t in trace.tools if t.tool_call_id}
     matched: set[str] = set()
     for message in messages:
         for inv in message.tool_invocations:
@@ -288,7 +309,7 @@ def _fill_tool_results(messages: list[Message], trace: Trace) -> None:
                 inv.state, inv.error = "error", record.error
             elif inv.state == "call" and record.duration_ms is not None:
                 inv.state, inv.result = "result", record.result
-    unmatched = [t for t in trace.tools.values() if t.tool_call_id not in matched]
+    unmatched = [t for t in trace.tools if t.tool_call_id not in matched]
     if not unmatched:
         return
     from agentevals import ToolInvocation

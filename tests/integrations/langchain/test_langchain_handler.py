@@ -194,12 +194,12 @@ def test_handler_never_raises_into_the_chain(
     assert result["messages"][-1].text.startswith("It is sunny in Quito")
     assert "could not submit run" in caplog.text
 
-    import agentevals_langchain._handler as handler_module
+    import agentevals_langchain._recorder as recorder_module
 
     def broken_build(*args: Any, **kwargs: Any) -> Any:
         raise ValueError("capture bug")
 
-    monkeypatch.setattr(handler_module, "build_run", broken_build)
+    monkeypatch.setattr(recorder_module, "build_run", broken_build)
     handler = ScorerCallbackHandler(engine=engine)
     result = weather_agent.invoke(ask("Quito"), config={"callbacks": [handler]})
     assert result["messages"][-1].text.startswith("It is sunny in Quito")
