@@ -24,6 +24,14 @@ class DeferredRun:
             raise TypeError(f"the run builder returned {type(run).__name__}, not an agentevals.Run")
         return run
 
+    def failing(self, error: Exception) -> DeferredRun:
+        """This run with a build that raises ``error`` again: its build already failed once."""
+
+        def raise_again() -> Run:
+            raise error
+
+        return DeferredRun(raise_again, self.run_id, self.trace_id)
+
     def placeholder(self) -> Run:
         """A run with only the ids, for the error records of a run that could not be built."""
         return Run(run_id=self.run_id, trace_id=self.trace_id)

@@ -191,9 +191,9 @@ class ScoringEngine:
         only if a scorer samples it. Integrations use it to keep the agent's thread to bookkeeping.
 
         ``build`` must not depend on objects the caller changes afterwards (copy mutable lists first).
-        With a custom sampler attached, the run is built here, since the sampler needs it; a ``build``
-        failing here is logged and counted ``invalid``. A ``build`` failing later, on the engine's
-        thread, gives each sampled scorer an error record (``RunBuildError``). Never raises.
+        With a custom sampler attached, the run is built here, since the sampler needs it. A failing
+        ``build`` gives each sampled scorer an error record (``RunBuildError``); a scorer with a custom
+        sampler counts as sampled then, so the failure is seen. Never raises.
         """
         try:
             return self._submit(DeferredRun(build, str(run_id), trace_id))
@@ -208,8 +208,13 @@ class ScoringEngine:
             run = self._coerce(run)
             if run is None:
                 return False
+        # A custom sampler needs the whole run; when it cannot be built, the scorer reports that instead.
+        unbuilt = False
         if self._custom_needed and isinstance(run, DeferredRun):
-            run = run.materialize()  # a custom sampler needs the whole run
+            try:
+                run = run.materialize()
+            except Exception as err:
+                run, unbuilt = run.failing(err), True
         point = sample_point(run.trace_id or run.run_id) if self._ratio_needed else None
         chosen: list[ScorerEntry] = []
         for entry in self._all:
@@ -219,6 +224,9 @@ class ScoringEngine:
             ):
                 chosen.append(entry)
             elif sampling.kind == "custom":
+                if unbuilt:
+                    chosen.append(entry)
+                    continue
                 assert isinstance(run, Run)
                 try:
                     if sampling.sampled(run):

@@ -164,3 +164,23 @@ def test_runs_gather_for_the_linger_and_a_half_full_queue_cuts_it_short(dead_let
     assert scored.wait(timeout=10)
     assert engine.shutdown(timeout=10)
     assert sorted(r.run_id for r in memory.records) == ["r0", "r1"]
+
+
+def test_a_build_failing_for_a_custom_sampler_still_gives_error_records(dead_letter: Path) -> None:
+    def broken() -> Run:
+        raise KeyError("messages")
+
+    memory = MemorySink()
+    scorers = {
+        "custom": {"scorer": length_scorer("custom"), "sampling": lambda run: True},
+        "never": {"scorer": length_scorer("never"), "sampling": {"type": "ratio", "rate": 0.0}},
+        "always": length_scorer("always"),
+    }
+    engine = ScoringEngine(scorers, sinks=[memory], dead_letter=dead_letter)
+    assert engine.submit_lazy(broken, run_id="r1", trace_id="t1")  # built here, for the sampler
+    assert engine.shutdown(timeout=10)
+    assert sorted(r.scorer_id for r in memory.records) == ["always", "custom"]
+    assert all(r.error_type == RunBuildError.__name__ for r in memory.records)
+    assert all("KeyError: 'messages'" in r.error_message for r in memory.records)
+    stats = engine.stats()
+    assert (stats.failed, stats.invalid) == (2, 0)
