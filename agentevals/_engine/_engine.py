@@ -32,6 +32,7 @@ logger = logging.getLogger("agentevals.engine")
 Overflow = Literal["drop_newest", "drop_oldest"]
 _Item = tuple[Run | DeferredRun, tuple[ScorerEntry, ...], float]
 _INLINE_BURST = 64  # inline scorer calls between yields to the rest of the loop
+_SETTLE_POLL = 0.05  # seconds a flush waits for a wake-up before it checks again anyway
 
 
 class ScoringEngine:
@@ -137,6 +138,7 @@ class ScoringEngine:
         self._sampled = [0] * len(self._all)
         self._latencies: deque[float] = deque(maxlen=10_000)
         self._pending_pairs = 0
+        self._settled = asyncio.Event()  # set when a flush waits and the engine has become idle
 
         self._loop = background_loop()
         self._wake = asyncio.Event()
@@ -157,6 +159,7 @@ class ScoringEngine:
                 dead_letter=self.dead_letter,
                 on_error=self._on_sink_error,
                 on_dead_letter=self._on_dead_letter,
+                on_written=self._check_settled,
             )
             for sink in self.sinks
         ]
@@ -339,7 +342,7 @@ class ScoringEngine:
                     )
                     await self._deliver(failure, stand_in, submitted_at)
                 finally:
-                    self._pending_pairs -= 1
+                    self._pair_done()
             return None
 
     def _track(self, call: Coroutine[Any, Any, None]) -> None:
@@ -361,7 +364,7 @@ class ScoringEngine:
                     record = await score_once(run, entry.scorer, timeout, self._concurrency)
             await self._deliver(record, run, submitted_at)
         finally:
-            self._pending_pairs -= 1
+            self._pair_done()
             self._slots.release()
 
     def _score_inline(
@@ -376,7 +379,7 @@ class ScoringEngine:
         full = [worker for worker in self._workers if not worker.offer(record)]
         if full:
             return self._put_then_done(full, record)
-        self._pending_pairs -= 1
+        self._pair_done()
         return None
 
     async def _finish_later(self, rest: asyncio.Task[ScoreRecord], run: Run, submitted_at: float) -> None:
@@ -388,13 +391,13 @@ class ScoringEngine:
             for worker in workers:
                 await worker.put(record)
         finally:
-            self._pending_pairs -= 1
+            self._pair_done()
 
     async def _finish(self, rest: asyncio.Task[ScoreRecord], run: Run, submitted_at: float) -> None:
         try:
             await self._deliver(await rest, run, submitted_at)
         finally:
-            self._pending_pairs -= 1
+            self._pair_done()
             self._slots.release()
 
     def _accounted(self, record: ScoreRecord, run: Run, submitted_at: float) -> ScoreRecord:
@@ -423,6 +426,17 @@ class ScoringEngine:
     def _is_idle(self) -> bool:
         return not self._queue and self._pending_pairs == 0 and all(w.idle for w in self._workers)
 
+    def _pair_done(self) -> None:
+        """One (run, scorer) pair is scored and its record handed to the sinks."""
+        self._pending_pairs -= 1
+        if self._flushing and not self._pending_pairs:
+            self._check_settled()
+
+    def _check_settled(self) -> None:
+        """Wake a waiting flush as soon as nothing is left (no polling delay)."""
+        if self._flushing and self._is_idle():
+            self._settled.set()
+
     async def _flush_here(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         self._flushing += 1
@@ -431,9 +445,14 @@ class ScoringEngine:
             worker.hurry()
         try:
             while not self._is_idle():
-                if time.monotonic() >= deadline:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
                     return False
-                await asyncio.sleep(0.002)
+                self._settled.clear()
+                # Woken by _check_settled; the short cap only bounds a wake-up that never comes.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(min(remaining, _SETTLE_POLL)):
+                        await self._settled.wait()
             return True
         finally:
             self._flushing -= 1

@@ -28,6 +28,7 @@ class SinkWorker:
         dead_letter: DeadLetter,
         on_error: Callable[[BaseException], None],
         on_dead_letter: Callable[[int, bool], None],
+        on_written: Callable[[], None],
     ) -> None:
         self.sink = sink
         self.name = sink_name(sink)
@@ -38,6 +39,7 @@ class SinkWorker:
         self.dead_letter = dead_letter
         self.on_error = on_error
         self.on_dead_letter = on_dead_letter
+        self.on_written = on_written
         self.buffer: deque[ScoreRecord] = deque()
         self.writing = 0
         self.urgent = 0
@@ -95,6 +97,7 @@ class SinkWorker:
                     await self.deliver(batch)
                 finally:
                     self.writing = 0
+                    self.on_written()
 
     async def deliver(self, batch: list[ScoreRecord]) -> None:
         """Write with retries; dead-letter what still fails; never raises (except cancellation)."""

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -191,3 +192,34 @@ def test_a_full_sink_buffer_holds_back_inline_scoring_and_loses_nothing(dead_let
     stats = engine.stats()
     assert (stats.scored, stats.dead_lettered, stats.lost) == (60, 0, 0)
     assert engine.shutdown()
+
+
+@pytest.mark.parametrize("with_sink", [True, False])
+def test_flush_is_woken_when_the_work_is_done_not_by_polling(
+    monkeypatch: pytest.MonkeyPatch, dead_letter: Path, with_sink: bool
+) -> None:
+    # With the safety poll and the flush timeout both pushed out of reach, only the wake-up that the
+    # last finished record sends can end the wait: without it flush() would hang (the join guards that).
+    monkeypatch.setattr("agentevals._engine._engine._SETTLE_POLL", 10_000.0)
+    memory = MemorySink()
+    engine = ScoringEngine(
+        [length_scorer(), length_scorer("second")],
+        sinks=[memory] if with_sink else [],
+        dead_letter=dead_letter,
+    )
+    outcomes: list[bool] = []
+
+    def submit_and_flush_twice() -> None:
+        for run in runs(30):
+            engine.submit(run)
+        outcomes.append(engine.flush(timeout=10_000))
+        outcomes.append(engine.flush(timeout=10_000))  # nothing left: returns at once too
+
+    flusher = threading.Thread(target=submit_and_flush_twice, daemon=True)
+    flusher.start()
+    flusher.join(30)
+    assert not flusher.is_alive(), "flush() was never woken when the engine became idle"
+    assert outcomes == [True, True]
+    assert engine.stats().scored == 60
+    assert len(memory.records) == (60 if with_sink else 0)
+    engine.shutdown()
