@@ -3,18 +3,23 @@
 The agent is a real ``create_agent`` agent (scripted chat model, two tools: 2 model calls and 2 tool
 calls per run). The handler scores every run (sampling 1.0) with 5 code scorers on a real
 ``ScoringEngine``; the scoring runs in the background while the agent keeps going, so the ratio
-includes capture plus any contention from background scoring. Blocks of runs alternate between the
-two setups so machine-load drift hits both alike. Target: ratio <= 1.10.
+includes capture plus any contention from background scoring. Target: ratio <= 1.10.
 
 The handler only records references on the agent's thread; the engine builds the ``Run`` and scores
 it in batches on its own thread. On this CPU-bound fake agent (no model latency to hide behind) that
 background work competes for the GIL, so it counts: each handler block is timed until the engine has
 also scored and written every run of the block (its ``flush``). Records go to a sink that counts them
 ("SQLite sink": to the embedded default store instead). "sampled out" samples every run out: nothing is
-built or scored, so it is the handler's own cost on the hot path. "CPU" compares process CPU time
-(agent threads plus the engine's).
+built or scored, so it is the handler's own cost on the hot path. "no-op vs no-op" times the baseline
+against itself: how far from 1.00 this machine's noise alone moves a ratio.
 
-Run: ``uv run python benchmarks/bench_capture.py [--runs 1000] [--block 50]``
+Blocks of runs alternate between the two setups in the order ABBA (baseline first in one pair of
+blocks, handler first in the next), so drift and the position in a pair hit both alike: with a plain
+ABAB order the second block of every pair ran measurably faster, flattering the handler by up to 4%.
+Each setup runs ``--rounds`` times on fresh agents; the line gives the median round (ratio of total
+times), the median ratio over all block pairs, and the ratio of process CPU time.
+
+Run: ``uv run python benchmarks/bench_capture.py [--runs 1000] [--block 20] [--rounds 3]``
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentevals_langchain import ScorerCallbackHandler
 from agentevals_langchain.testing import ScriptedChatModel, tool_call
@@ -77,24 +82,24 @@ def scorers() -> list[Any]:
     return [includes, levenshtein, words, tools, no_error]
 
 
-def time_block(agent: Any, handler: Any, start: int, count: int) -> float:
-    began = time.perf_counter()
+def run_block(agent: Any, handler: Any, start: int, count: int) -> None:
     for i in range(start, start + count):
         agent.invoke(
             {"messages": [{"role": "user", "content": f"city{i}"}]},
             config={"callbacks": [handler], "metadata": {"ground_truth": "sunny"}},
         )
-    return time.perf_counter() - began
 
 
-async def atime_block(agent: Any, handler: Any, start: int, count: int) -> float:
-    began = time.perf_counter()
+async def arun_block(agent: Any, handler: Any, start: int, count: int) -> None:
     for i in range(start, start + count):
         await agent.ainvoke(
             {"messages": [{"role": "user", "content": f"city{i}"}]},
             config={"callbacks": [handler], "metadata": {"ground_truth": "sunny"}},
         )
-    return time.perf_counter() - began
+
+
+class NoOpControl(NoOp):
+    """The baseline again, as the other side of the no-op vs no-op control."""
 
 
 def make_sink(kind: str, folder: Path) -> Any:
@@ -103,67 +108,98 @@ def make_sink(kind: str, folder: Path) -> Any:
     return CountingSink()
 
 
-def measure(
-    runs: int, block: int, use_async: bool, rate: float, sink: Any
-) -> tuple[float, float, float, float, Any]:
+class Round(NamedTuple):
+    base_ms: float  # per run
+    handler_ms: float  # per run
+    block_ratios: list[float]
+    cpu_ratio: float
+    stats: Any
+
+
+def measure(runs: int, block: int, use_async: bool, rate: float | None, sink: Any) -> Round:
+    """One round; ``rate=None`` is the control: the no-op baseline against a second no-op handler."""
     agent = create_agent(
         ScriptedChatModel(respond=reply), tools=[get_weather, add], system_prompt="Be brief."
     )
-    sampled = {s.id: {"scorer": s, "sampling": {"type": "ratio", "rate": rate}} for s in scorers()}
-    engine = ScoringEngine(sampled, sinks=[sink])
-    handler = ScorerCallbackHandler(engine=engine)
+    engine = None
+    handler: Any = NoOpControl()
+    if rate is not None:
+        sampled = {s.id: {"scorer": s, "sampling": {"type": "ratio", "rate": rate}} for s in scorers()}
+        engine = ScoringEngine(sampled, sinks=[sink])
+        handler = ScorerCallbackHandler(engine=engine)
     baseline = NoOp()
-    warm = min(block, 20)
 
-    def timed(h: Any, start: int, count: int) -> float:
+    def timed(h: Any, start: int, count: int) -> tuple[float, float]:
+        cpu, began = time.process_time(), time.perf_counter()
         if use_async:
-            return asyncio.run(atime_block(agent, h, start, count))
-        return time_block(agent, h, start, count)
+            asyncio.run(arun_block(agent, h, start, count))
+        else:
+            run_block(agent, h, start, count)
+        if h is handler and engine is not None:
+            engine.flush(60)  # what the background has not finished yet counts against the handler
+        return time.perf_counter() - began, time.process_time() - cpu
 
+    warm = min(block, 20)
     timed(baseline, 0, warm)
     timed(handler, 0, warm)
-    engine.flush(60)
     base_times: list[float] = []
     handler_times: list[float] = []
     base_cpu = handler_cpu = 0.0
-    for offset in range(0, runs, block):
-        cpu = time.process_time()
-        base_times.append(timed(baseline, offset, block))
-        base_cpu += time.process_time() - cpu
-        cpu, began = time.process_time(), time.perf_counter()
-        timed(handler, offset, block)
-        engine.flush(60)  # what the background has not finished yet counts against the handler
-        handler_times.append(time.perf_counter() - began)
-        handler_cpu += time.process_time() - cpu
-    stats = engine.stats()
-    engine.shutdown(30)
-    base, with_handler = sum(base_times), sum(handler_times)
-    per_run_base = base / (len(base_times) * block) * 1000
-    per_run_handler = with_handler / (len(handler_times) * block) * 1000
-    block_ratio = statistics.median(h / b for h, b in zip(handler_times, base_times, strict=True))
-    return per_run_base, per_run_handler, block_ratio, handler_cpu / base_cpu, stats
+    for pair, offset in enumerate(range(0, runs, block)):
+        order = (baseline, handler) if pair % 2 == 0 else (handler, baseline)
+        for h in order:
+            wall, cpu = timed(h, offset, block)
+            if h is baseline:
+                base_times.append(wall)
+                base_cpu += cpu
+            else:
+                handler_times.append(wall)
+                handler_cpu += cpu
+    stats = engine.stats() if engine is not None else None
+    if engine is not None:
+        engine.shutdown(30)
+    count = len(base_times) * block
+    return Round(
+        base_ms=sum(base_times) / count * 1000,
+        handler_ms=sum(handler_times) / count * 1000,
+        block_ratios=[h / b for h, b in zip(handler_times, base_times, strict=True)],
+        cpu_ratio=handler_cpu / base_cpu,
+        stats=stats,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1000, help="invocations per setup (default 1000)")
-    parser.add_argument("--block", type=int, default=50, help="invocations per alternating block")
+    parser.add_argument("--runs", type=int, default=1000, help="invocations per setup and round")
+    parser.add_argument("--block", type=int, default=20, help="invocations per alternating block")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per setup (median reported)")
     args = parser.parse_args()
-    setups = [
+    setups: list[tuple[str, bool, float | None, str]] = [
         ("invoke", False, 1.0, "count"),
         ("ainvoke", True, 1.0, "count"),
         ("invoke, SQLite sink", False, 1.0, "sqlite"),
         ("invoke, sampled out", False, 0.0, "count"),
+        ("ainvoke, sampled out", True, 0.0, "count"),
+        ("invoke, no-op vs no-op", False, None, "count"),
+        ("ainvoke, no-op vs no-op", True, None, "count"),
     ]
     folder = Path(tempfile.mkdtemp(prefix="agentevals-bench-"))
     for label, use_async, rate, sink_kind in setups:
-        sink = make_sink(sink_kind, folder)
-        base, handler, median_ratio, cpu_ratio, stats = measure(args.runs, args.block, use_async, rate, sink)
-        scored = f"scored {stats.scored} failed {stats.failed} sampled out {stats.sampled_out}"
+        rounds = [
+            measure(args.runs, args.block, use_async, rate, make_sink(sink_kind, folder))
+            for _ in range(args.rounds)
+        ]
+        ratios = sorted(r.handler_ms / r.base_ms for r in rounds)
+        middle = min(rounds, key=lambda r: abs(r.handler_ms / r.base_ms - ratios[len(ratios) // 2]))
+        pairs = statistics.median(x for r in rounds for x in r.block_ratios)
+        cpu = statistics.median(r.cpu_ratio for r in rounds)
+        stats = middle.stats
+        scored = "" if stats is None else f" | scored {stats.scored} sampled out {stats.sampled_out}"
         print(
-            f"{label:<20} no-op {base:6.2f} ms/run | ScorerCallbackHandler {handler:6.2f} ms/run | "
-            f"ratio {handler / base:.3f} (median of blocks {median_ratio:.3f}, "
-            f"CPU {cpu_ratio:.3f}) | {scored}"
+            f"{label:<24} no-op {middle.base_ms:5.2f} ms/run | with handler {middle.handler_ms:5.2f} ms/run"
+            f" | ratio {ratios[len(ratios) // 2]:.3f} (rounds {' '.join(f'{x:.3f}' for x in ratios)};"
+            f" median of block pairs {pairs:.3f}; CPU {cpu:.3f}){scored}",
+            flush=True,
         )
 
 

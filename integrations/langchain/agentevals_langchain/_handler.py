@@ -63,8 +63,9 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         self.score_errors = score_errors
         self.max_open_runs = max_open_runs
         self._lock = threading.Lock()
-        self._traces: dict[UUID, Trace] = {}
-        self._owner: dict[UUID, UUID] = {}  # run id -> root run id, for every open run
+        # Keyed by ``run_id.int``: hashed in C, where a UUID key costs a Python-level __hash__ per lookup.
+        self._traces: dict[int, Trace] = {}  # open root runs
+        self._owner: dict[int, Trace] = {}  # every open run, root or child -> its root's trace
         self.dropped_open_runs = 0
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -89,25 +90,32 @@ class ScorerCallbackHandler(BaseCallbackHandler):
 
     # -- bookkeeping --------------------------------------------------------------------------------
 
-    def _open(
+    def _join(self, run_id: UUID, parent_run_id: UUID | None) -> Trace | None:
+        """Record ``run_id`` as a child of the open trace its parent belongs to and return that trace;
+        ``None`` when the parent is not being followed (the run is a new root)."""
+        if parent_run_id is None:
+            return None
+        with self._lock:
+            trace = self._owner.get(parent_run_id.int)
+            if trace is not None:
+                key = run_id.int
+                self._owner[key] = trace
+                trace.run_ids.append(key)
+            return trace
+
+    def _open_root(
         self,
         kind: str,
         run_id: UUID,
-        parent_run_id: UUID | None,
         name: str | None,
         inputs: Any,
         tags: list[str] | None,
         metadata: dict[str, Any] | None,
     ) -> Trace:
-        """Register a run: a child of an open trace, or the root of a new one. Caller holds the lock."""
-        root = self._owner.get(parent_run_id) if parent_run_id is not None else None
-        if root is not None:
-            self._owner[run_id] = root
-            trace = self._traces[root]
-            trace.run_ids.append(run_id)
-            return trace
+        """Start following a new root run. Caller holds the lock."""
         if len(self._traces) >= self.max_open_runs:
             self._evict_oldest()
+        key = run_id.int
         trace = Trace(
             root_id=run_id,
             kind=kind,
@@ -117,41 +125,40 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             metadata=dict(metadata or {}),
             started_at=datetime.now(UTC),
             t0=time.perf_counter(),
-            run_ids=[run_id],
+            run_ids=[key],
         )
-        self._traces[run_id] = trace
-        self._owner[run_id] = run_id
+        self._traces[key] = trace
+        self._owner[key] = trace
         return trace
 
     def _evict_oldest(self) -> None:
-        oldest = next(iter(self._traces))
-        for rid in self._traces.pop(oldest).run_ids:
-            self._owner.pop(rid, None)
+        oldest = self._traces.pop(next(iter(self._traces)))
+        for key in oldest.run_ids:
+            self._owner.pop(key, None)
         self.dropped_open_runs += 1
         log.warning(
             "agentevals: %d root runs are open at once (max_open_runs); dropped the oldest (%s) "
             "without scoring it. Runs that never end (an abandoned stream) cause this.",
             self.max_open_runs,
-            oldest,
+            oldest.root_id,
         )
 
     def _trace_of(self, run_id: UUID) -> Trace | None:
-        root = self._owner.get(run_id)
-        return None if root is None else self._traces.get(root)
+        return self._owner.get(run_id.int)
 
     def _is_root(self, run_id: UUID) -> bool:
         """Whether ``run_id`` is an open root run: a lock-free check (one dict read) that lets the ends
         of child runs, most of the events, skip :meth:`_close`; ``_close`` checks again under the lock."""
-        return self._owner.get(run_id) == run_id
+        return run_id.int in self._traces
 
     def _close(self, run_id: UUID, outputs: Any, error: BaseException | None) -> None:
         """End a run; when it is a root, release its memory and submit its ``Run``."""
         with self._lock:
-            if self._owner.get(run_id) != run_id:
+            trace = self._traces.pop(run_id.int, None)
+            if trace is None:
                 return  # not a root (or already closed)
-            trace = self._traces.pop(run_id)
-            for rid in trace.run_ids:
-                self._owner.pop(rid, None)
+            for key in trace.run_ids:
+                self._owner.pop(key, None)
         if error is not None and not self.score_errors:
             return
         # Only references are taken here; the Run is built on the engine's thread, if sampled.
@@ -179,14 +186,13 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        name = kwargs.get("name") or (serialized or {}).get("name")
-        self._guard(
-            "on_chain_start", self._start, "chain", run_id, parent_run_id, name, inputs, tags, metadata
-        )
+        if self._join(run_id, parent_run_id) is None:  # most chain starts are child runs: ids only
+            name = kwargs.get("name") or (serialized or {}).get("name")
+            self._guard("on_chain_start", self._start, "chain", run_id, name, inputs, tags, metadata)
 
     def _start(self, *args: Any) -> None:
         with self._lock:
-            self._open(*args)
+            self._open_root(*args)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         if self._is_root(run_id):
@@ -263,9 +269,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         params = kwargs.get("invocation_params") or {}
         model = meta.get("ls_model_name") or params.get("model") or params.get("model_name")
         name = kwargs.get("name") or (serialized or {}).get("name") or ""
+        trace = self._join(run_id, parent_run_id)
         with self._lock:
-            trace = self._open(kind, run_id, parent_run_id, name, prompt, tags, metadata)
-            trace.model_started(run_id, str(model or name), prompt)
+            if trace is None:
+                trace = self._open_root(kind, run_id, name, prompt, tags, metadata)
+            trace.model_started(run_id.int, str(model or name), prompt)
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._guard("on_llm_end", self._model_end, run_id, response)
@@ -274,7 +282,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         with self._lock:
             trace = self._trace_of(run_id)
             if trace is not None:
-                trace.model_ended(run_id, response)
+                trace.model_ended(run_id.int, response)
         if self._is_root(run_id):
             self._close(run_id, response, None)
 
@@ -285,7 +293,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         with self._lock:
             trace = self._trace_of(run_id)
             if trace is not None:
-                trace.model_failed(run_id, error)
+                trace.model_failed(run_id.int, error)
         if self._is_root(run_id):
             self._close(run_id, None, error)
 
@@ -330,9 +338,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         name = str((serialized or {}).get("name") or kwargs.get("name") or "tool")
         args = dict(inputs) if isinstance(inputs, Mapping) else {"input": input_str}
         call_id = kwargs.get("tool_call_id")
+        trace = self._join(run_id, parent_run_id)
         with self._lock:
-            trace = self._open("tool", run_id, parent_run_id, name, args, tags, metadata)
-            trace.tool_started(run_id, name, args, str(call_id) if call_id else None)
+            if trace is None:
+                trace = self._open_root("tool", run_id, name, args, tags, metadata)
+            trace.tool_started(run_id.int, name, args, str(call_id) if call_id else None)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._guard("on_tool_end", self._tool_end, run_id, output, None)
@@ -344,7 +354,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         with self._lock:
             trace = self._trace_of(run_id)
             if trace is not None:
-                trace.tool_ended(run_id, output, error)
+                trace.tool_ended(run_id.int, output, error)
         if self._is_root(run_id):
             self._close(run_id, output, error)
 
@@ -361,10 +371,9 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
-        self._guard(
-            "on_retriever_start", self._start, "retriever", run_id, parent_run_id, name, query, tags, metadata
-        )
+        if self._join(run_id, parent_run_id) is None:
+            name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
+            self._guard("on_retriever_start", self._start, "retriever", run_id, name, query, tags, metadata)
 
     def on_retriever_end(self, documents: Sequence[Any], *, run_id: UUID, **kwargs: Any) -> None:
         self._guard("on_retriever_end", self._retriever_end, run_id, documents)

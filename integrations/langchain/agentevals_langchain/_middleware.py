@@ -200,19 +200,19 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
                         if isinstance(v, int):
                             trace.usage[k] = trace.usage.get(k, 0) + v
 
-    def _tool_started(self, request: Any) -> tuple[str, uuid.UUID] | None:
+    def _tool_started(self, request: Any) -> tuple[str, int] | None:
         call = getattr(request, "tool_call", None) or {}
         with self._lock:
             trace = self._trace_for(getattr(request, "state", None))
             if trace is None:
                 return None
-            key = uuid.uuid4()
+            key = uuid.uuid4().int
             trace.tool_started(
                 key, str(call.get("name", "tool")), dict(call.get("args") or {}), call.get("id")
             )
             return str(trace.root_id), key
 
-    def _tool_done(self, key: tuple[str, uuid.UUID] | None, result: Any, error: BaseException | None) -> None:
+    def _tool_done(self, key: tuple[str, int] | None, result: Any, error: BaseException | None) -> None:
         if key is None:
             return
         with self._lock:

@@ -43,6 +43,8 @@ class ToolRecord:
 class Trace:
     """Everything captured for one root run, keyed by the root's run id.
 
+    Child runs are known by a key, the integer of their run id (``run_id.int``).
+
     A finished trace waits (for sampling, then the engine's thread) holding only what :func:`build_run`
     reads: per-run bookkeeping is released by :meth:`seal`, and empty collections are shared ``()``, so
     each waiting run keeps few objects alive for the garbage collector to track.
@@ -56,15 +58,15 @@ class Trace:
     metadata: dict[str, Any]
     started_at: datetime
     t0: float
-    run_ids: list[UUID] = field(default_factory=list)
+    run_ids: list[int] = field(default_factory=list)
     first_prompt: list[Any] | None = None
-    model_starts: dict[UUID, tuple[float, str]] = field(default_factory=dict)
+    model_starts: dict[int, tuple[float, str]] = field(default_factory=dict)
     ai_messages: list[Any] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     model_ms: float = 0.0
     model_errors: tuple[str, ...] = ()
     tools: list[ToolRecord] = field(default_factory=list)
-    open_tools: dict[UUID, ToolRecord] = field(default_factory=dict)
+    open_tools: dict[int, ToolRecord] = field(default_factory=dict)
     context: tuple[str, ...] = ()
     usage: dict[str, int] = field(default_factory=dict)
     outputs: Any = None
@@ -74,13 +76,13 @@ class Trace:
 
     # -- events (called under the handler's lock) ------------------------------------------------
 
-    def model_started(self, run_id: UUID, model: str, prompt: list[Any] | None) -> None:
-        self.model_starts[run_id] = (time.perf_counter(), model)
+    def model_started(self, key: int, model: str, prompt: list[Any] | None) -> None:
+        self.model_starts[key] = (time.perf_counter(), model)
         if self.first_prompt is None and prompt is not None:
             self.first_prompt = list(prompt)
 
-    def model_ended(self, run_id: UUID, response: Any) -> None:
-        started, model = self.model_starts.pop(run_id, (None, ""))
+    def model_ended(self, key: int, response: Any) -> None:
+        started, model = self.model_starts.pop(key, (None, ""))
         if started is not None:
             self.model_ms += (time.perf_counter() - started) * 1000
         self.models.append(model)
@@ -89,17 +91,17 @@ class Trace:
             self.ai_messages.append(message)
         _add_usage(self.usage, _usage_of(response, message))
 
-    def model_failed(self, run_id: UUID, error: BaseException) -> None:
-        self.model_starts.pop(run_id, None)
+    def model_failed(self, key: int, error: BaseException) -> None:
+        self.model_starts.pop(key, None)
         self.model_errors = (*self.model_errors, describe(error))
 
-    def tool_started(self, run_id: UUID, name: str, args: dict[str, Any], tool_call_id: str | None) -> None:
+    def tool_started(self, key: int, name: str, args: dict[str, Any], tool_call_id: str | None) -> None:
         record = ToolRecord(name, args, tool_call_id, time.perf_counter())
         self.tools.append(record)
-        self.open_tools[run_id] = record
+        self.open_tools[key] = record
 
-    def tool_ended(self, run_id: UUID, output: Any, error: BaseException | None = None) -> None:
-        record = self.open_tools.pop(run_id, None)
+    def tool_ended(self, key: int, output: Any, error: BaseException | None = None) -> None:
+        record = self.open_tools.pop(key, None)
         if record is None:
             return
         record.duration_ms = (time.perf_counter() - record.started) * 1000

@@ -140,6 +140,7 @@ async def test_fifty_concurrent_ainvokes_share_one_handler_without_mixing(
         assert args == [{"city": city}, {"a": 2, "b": 3}]
     assert sorted(r.input_text for r in engine.runs) == sorted(cities)
     assert handler.open_runs == 0
+    assert not handler._owner  # the ids of every child run (chains, models, tools) were released too
 
 
 def test_sync_stream_and_threads_from_parallel_tools(weather_agent: Any, engine: Any) -> None:
