@@ -115,6 +115,10 @@ class Round(NamedTuple):
     cpu_ratio: float
     stats: Any
 
+    @property
+    def ratio(self) -> float:
+        return self.handler_ms / self.base_ms
+
 
 def measure(runs: int, block: int, use_async: bool, rate: float | None, sink: Any) -> Round:
     """One round; ``rate=None`` is the control: the no-op baseline against a second no-op handler."""
@@ -155,8 +159,9 @@ def measure(runs: int, block: int, use_async: bool, rate: float | None, sink: An
             else:
                 handler_times.append(wall)
                 handler_cpu += cpu
-    stats = engine.stats() if engine is not None else None
+    stats = None
     if engine is not None:
+        stats = engine.stats()
         engine.shutdown(30)
     count = len(base_times) * block
     return Round(
@@ -189,15 +194,15 @@ def main() -> None:
             measure(args.runs, args.block, use_async, rate, make_sink(sink_kind, folder))
             for _ in range(args.rounds)
         ]
-        ratios = sorted(r.handler_ms / r.base_ms for r in rounds)
-        middle = min(rounds, key=lambda r: abs(r.handler_ms / r.base_ms - ratios[len(ratios) // 2]))
+        rounds.sort(key=lambda r: r.ratio)
+        middle = rounds[len(rounds) // 2]
         pairs = statistics.median(x for r in rounds for x in r.block_ratios)
         cpu = statistics.median(r.cpu_ratio for r in rounds)
         stats = middle.stats
         scored = "" if stats is None else f" | scored {stats.scored} sampled out {stats.sampled_out}"
         print(
             f"{label:<24} no-op {middle.base_ms:5.2f} ms/run | with handler {middle.handler_ms:5.2f} ms/run"
-            f" | ratio {ratios[len(ratios) // 2]:.3f} (rounds {' '.join(f'{x:.3f}' for x in ratios)};"
+            f" | ratio {middle.ratio:.3f} (rounds {' '.join(f'{r.ratio:.3f}' for r in rounds)};"
             f" median of block pairs {pairs:.3f}; CPU {cpu:.3f}){scored}",
             flush=True,
         )

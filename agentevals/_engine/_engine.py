@@ -429,7 +429,7 @@ class ScoringEngine:
     def _pair_done(self) -> None:
         """One (run, scorer) pair is scored and its record handed to the sinks."""
         self._pending_pairs -= 1
-        if self._flushing and not self._pending_pairs:
+        if not self._pending_pairs:
             self._check_settled()
 
     def _check_settled(self) -> None:

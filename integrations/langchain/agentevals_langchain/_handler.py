@@ -92,16 +92,15 @@ class ScorerCallbackHandler(BaseCallbackHandler):
 
     def _join(self, run_id: UUID, parent_run_id: UUID | None) -> Trace | None:
         """Record ``run_id`` as a child of the open trace its parent belongs to and return that trace;
-        ``None`` when the parent is not being followed (the run is a new root)."""
+        ``None`` when the parent is not being followed (the run is a new root). Caller holds the lock."""
         if parent_run_id is None:
             return None
-        with self._lock:
-            trace = self._owner.get(parent_run_id.int)
-            if trace is not None:
-                key = run_id.int
-                self._owner[key] = trace
-                trace.run_ids.append(key)
-            return trace
+        trace = self._owner.get(parent_run_id.int)
+        if trace is not None:
+            key = run_id.int
+            self._owner[key] = trace
+            trace.run_ids.append(key)
+        return trace
 
     def _open_root(
         self,
@@ -186,9 +185,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        if self._join(run_id, parent_run_id) is None:  # most chain starts are child runs: ids only
-            name = kwargs.get("name") or (serialized or {}).get("name")
-            self._guard("on_chain_start", self._start, "chain", run_id, name, inputs, tags, metadata)
+        with self._lock:
+            if self._join(run_id, parent_run_id) is not None:
+                return  # most chain starts are child runs: only their ids are recorded
+        name = kwargs.get("name") or (serialized or {}).get("name")
+        self._guard("on_chain_start", self._start, "chain", run_id, name, inputs, tags, metadata)
 
     def _start(self, *args: Any) -> None:
         with self._lock:
@@ -269,10 +270,10 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         params = kwargs.get("invocation_params") or {}
         model = meta.get("ls_model_name") or params.get("model") or params.get("model_name")
         name = kwargs.get("name") or (serialized or {}).get("name") or ""
-        trace = self._join(run_id, parent_run_id)
         with self._lock:
-            if trace is None:
-                trace = self._open_root(kind, run_id, name, prompt, tags, metadata)
+            trace = self._join(run_id, parent_run_id) or self._open_root(
+                kind, run_id, name, prompt, tags, metadata
+            )
             trace.model_started(run_id.int, str(model or name), prompt)
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
@@ -338,10 +339,10 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         name = str((serialized or {}).get("name") or kwargs.get("name") or "tool")
         args = dict(inputs) if isinstance(inputs, Mapping) else {"input": input_str}
         call_id = kwargs.get("tool_call_id")
-        trace = self._join(run_id, parent_run_id)
         with self._lock:
-            if trace is None:
-                trace = self._open_root("tool", run_id, name, args, tags, metadata)
+            trace = self._join(run_id, parent_run_id) or self._open_root(
+                "tool", run_id, name, args, tags, metadata
+            )
             trace.tool_started(run_id.int, name, args, str(call_id) if call_id else None)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
@@ -371,9 +372,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        if self._join(run_id, parent_run_id) is None:
-            name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
-            self._guard("on_retriever_start", self._start, "retriever", run_id, name, query, tags, metadata)
+        with self._lock:
+            if self._join(run_id, parent_run_id) is not None:
+                return
+        name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
+        self._guard("on_retriever_start", self._start, "retriever", run_id, name, query, tags, metadata)
 
     def on_retriever_end(self, documents: Sequence[Any], *, run_id: UUID, **kwargs: Any) -> None:
         self._guard("on_retriever_end", self._retriever_end, run_id, documents)
