@@ -19,7 +19,7 @@ ABAB order the second block of every pair ran measurably faster, flattering the 
 Each setup runs ``--rounds`` times on fresh agents; the line gives the median round (ratio of total
 times), the median ratio over all block pairs, and the ratio of process CPU time.
 
-Run: ``uv run python benchmarks/bench_capture.py [--runs 1000] [--block 20] [--rounds 3]``
+Run: ``uv run python benchmarks/bench_capture.py [--runs 1000] [--block 20] [--rounds 3] [--only ainvoke]``
 """
 
 from __future__ import annotations
@@ -178,6 +178,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1000, help="invocations per setup and round")
     parser.add_argument("--block", type=int, default=20, help="invocations per alternating block")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per setup (median reported)")
+    parser.add_argument("--only", default="", help="run only the setups whose label contains this")
     args = parser.parse_args()
     setups: list[tuple[str, bool, float | None, str]] = [
         ("invoke", False, 1.0, "count"),
@@ -190,6 +191,8 @@ def main() -> None:
     ]
     folder = Path(tempfile.mkdtemp(prefix="agentevals-bench-"))
     for label, use_async, rate, sink_kind in setups:
+        if args.only not in label:
+            continue
         rounds = [
             measure(args.runs, args.block, use_async, rate, make_sink(sink_kind, folder))
             for _ in range(args.rounds)

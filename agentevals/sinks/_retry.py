@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt, wait_exponential
-
 from agentevals._result import ScoreRecord
 from agentevals.sinks._jsonl import append_lines
 from agentevals.sinks._protocol import Sink, sink_name
@@ -54,27 +52,24 @@ async def write_with_retry(
     policy: RetryPolicy,
     on_error: Callable[[BaseException], None] | None = None,
 ) -> BaseException | None:
-    """Write ``records`` to ``sink``, retrying per ``policy``; the last error if every attempt failed."""
+    """Write ``records`` to ``sink``, retrying per ``policy``; the last error if every attempt failed.
 
-    def failed(state: RetryCallState) -> None:
-        error = state.outcome.exception() if state.outcome is not None else None
-        if error is not None and on_error is not None:
-            on_error(error)
-
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.attempts),
-        wait=wait_exponential(multiplier=policy.initial, min=policy.initial, max=policy.max_wait),
-        after=failed,
-        reraise=True,
-    )
-    try:
-        async for attempt in retrying:
-            with attempt:
-                async with asyncio.timeout(policy.timeout):
-                    await sink.write(records)
-    except Exception as err:
-        return err
-    return None
+    A plain loop, not a retry library: the first attempt is the hot path (one per batch) and costs
+    only the call itself. Before attempt ``n + 1`` it waits ``initial * 2**(n - 1)``, capped at
+    ``max_wait``; ``on_error`` sees every failed attempt.
+    """
+    for attempt in range(1, policy.attempts + 1):
+        try:
+            async with asyncio.timeout(policy.timeout):
+                await sink.write(records)
+            return None
+        except Exception as err:
+            error = err
+            if on_error is not None:
+                on_error(err)
+        if attempt < policy.attempts:
+            await asyncio.sleep(min(policy.max_wait, policy.initial * 2 ** (attempt - 1)))
+    return error
 
 
 class DeadLetter:

@@ -18,10 +18,12 @@ from agentevals.sinks import (
     JsonlSink,
     LoggingSink,
     MemorySink,
+    RetryPolicy,
     Sink,
     as_sink,
     record_to_row,
 )
+from agentevals.sinks._retry import write_with_retry
 from agentevals.sinks._row import record_from_json, record_to_json
 from agentevals.sinks._thread import Handoff
 
@@ -150,3 +152,35 @@ def test_handoff_runs_in_order_and_stops_a_round_at_its_first_error() -> None:
     handoff.join()
     handoff.stop()
     assert seen[-1] == 6
+
+
+async def test_write_with_retry_backs_off_exponentially_and_reports_each_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    waits: list[float] = []
+
+    async def no_sleep(delay: float) -> None:
+        waits.append(delay)
+
+    monkeypatch.setattr(asyncio, "sleep", no_sleep)
+    calls: list[int] = []
+
+    async def flaky(records: object) -> None:
+        calls.append(len(calls))
+        if len(calls) < 4:
+            raise ConnectionError(f"attempt {len(calls)}")
+
+    errors: list[BaseException] = []
+    policy = RetryPolicy(attempts=5, initial=0.1, max_wait=0.3)
+    assert await write_with_retry(CallbackSink(flaky), sample_records(1), policy, errors.append) is None
+    assert waits == [0.1, 0.2, 0.3]  # doubled each time, capped at max_wait
+    assert [str(e) for e in errors] == ["attempt 1", "attempt 2", "attempt 3"]
+
+    waits.clear()
+    always = RetryPolicy(attempts=2, initial=0.1, max_wait=0.3)
+
+    async def broken(records: object) -> None:
+        raise ConnectionError("down")
+
+    last = await write_with_retry(CallbackSink(broken), sample_records(1), always)
+    assert isinstance(last, ConnectionError) and waits == [0.1]  # no wait after the last attempt
