@@ -49,11 +49,12 @@ def messages_from_openai(messages: Iterable[Mapping[str, Any]]) -> list[Message]
 
 def messages_from_langchain(messages: Sequence[Any]) -> list[Message]:
     """Convert LangChain messages (or anything ``convert_to_messages`` accepts) into canonical messages."""
-    from langchain_core.messages import AIMessage, ToolMessage, convert_to_messages
+    from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 
+    items = messages if all(isinstance(m, BaseMessage) for m in messages) else convert_to_messages(messages)
     out: list[Message] = []
     pending: dict[str, ToolInvocation] = {}
-    for msg in convert_to_messages(messages):
+    for msg in items:
         if isinstance(msg, ToolMessage):
             failed = getattr(msg, "status", "success") == "error"
             _attach_tool_result(out, pending, msg.tool_call_id, msg.content, None, failed=failed)
@@ -76,7 +77,7 @@ def messages_from_langchain(messages: Sequence[Any]) -> list[Message]:
         out.append(
             Message(
                 role=_ROLE_ALIASES.get(msg.type, msg.type),
-                content=msg.text,
+                content=msg.content if isinstance(msg.content, str) else msg.text,
                 tool_invocations=invocations,
                 reasoning=reasoning,
                 name=msg.name,

@@ -80,7 +80,7 @@ class Run(BaseModel):
     @classmethod
     def _coerce_output(cls, value: Any) -> Any:
         if _is_message_list(value):
-            return [Message.model_validate(m) for m in value]
+            return [m if isinstance(m, Message) else Message.model_validate(m) for m in value]
         return value
 
     @field_validator("request_context", "metadata", mode="before")

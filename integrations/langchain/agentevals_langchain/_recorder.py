@@ -192,19 +192,19 @@ def snapshot(value: Any) -> Any:
 
 
 def _conversation(trace: Trace, outputs: Any) -> list[Message] | None:
-    system = _to_messages([m for m in trace.first_prompt or [] if _is_system(m)])
+    system = [m for m in trace.first_prompt or () if _is_system(m)]
     final = _messages_in(outputs)
     if final is not None:  # a LangGraph / create_agent root: the final state holds the conversation
-        messages = _to_messages(final)
-        if not any(m.role == "system" for m in messages):
-            messages = [*system, *messages]
+        if system and not any(_is_system(m) for m in final):
+            final = [*system, *final]
+        messages = _to_messages(final)  # one conversion pass for the whole conversation
         _fill_tool_results(messages, trace)
         return messages
     inputs = _input_messages(trace)
     if inputs is None:
         return None
-    if not any(m.role == "system" for m in inputs):
-        inputs = [*system, *inputs]
+    if system and not any(m.role == "system" for m in inputs):
+        inputs = [*_to_messages(system), *inputs]
     replies = _to_messages(trace.ai_messages)
     _fill_tool_results(replies, trace)
     final_text = _output_text(outputs)
