@@ -17,7 +17,8 @@ Blocks of runs alternate between the two setups in the order ABBA (baseline firs
 blocks, handler first in the next), so drift and the position in a pair hit both alike: with a plain
 ABAB order the second block of every pair ran measurably faster, flattering the handler by up to 4%.
 Each setup runs ``--rounds`` times on fresh agents; the line gives the median round (ratio of total
-times), the median ratio over all block pairs, and the ratio of process CPU time.
+times), the median ratio over all block pairs, the ratio of process CPU time, and the time spent in
+garbage collection on each side (all rounds, any thread) with its count of full collections.
 
 Run: ``uv run python benchmarks/bench_capture.py [--runs 1000] [--block 20] [--rounds 3] [--only ainvoke]``
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import statistics
 import tempfile
 import time
@@ -108,11 +110,36 @@ def make_sink(kind: str, folder: Path) -> Any:
     return CountingSink()
 
 
+class GcTally:
+    """Time spent in garbage collection (any thread), and full collections, per side of the comparison."""
+
+    def __init__(self) -> None:
+        self.side = 0  # 0: baseline blocks, 1: handler blocks
+        self.seconds = [0.0, 0.0]
+        self.full = [0, 0]
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        self.seconds[self.side] += time.perf_counter() - self._started
+        self.full[self.side] += info["generation"] == 2
+
+    def __enter__(self) -> GcTally:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
+
+
 class Round(NamedTuple):
     base_ms: float  # per run
     handler_ms: float  # per run
     block_ratios: list[float]
     cpu_ratio: float
+    gc: GcTally
     stats: Any
 
     @property
@@ -149,16 +176,18 @@ def measure(runs: int, block: int, use_async: bool, rate: float | None, sink: An
     base_times: list[float] = []
     handler_times: list[float] = []
     base_cpu = handler_cpu = 0.0
-    for pair, offset in enumerate(range(0, runs, block)):
-        order = (baseline, handler) if pair % 2 == 0 else (handler, baseline)
-        for h in order:
-            wall, cpu = timed(h, offset, block)
-            if h is baseline:
-                base_times.append(wall)
-                base_cpu += cpu
-            else:
-                handler_times.append(wall)
-                handler_cpu += cpu
+    with GcTally() as collections:
+        for pair, offset in enumerate(range(0, runs, block)):
+            order = (baseline, handler) if pair % 2 == 0 else (handler, baseline)
+            for h in order:
+                collections.side = int(h is handler)
+                wall, cpu = timed(h, offset, block)
+                if h is baseline:
+                    base_times.append(wall)
+                    base_cpu += cpu
+                else:
+                    handler_times.append(wall)
+                    handler_cpu += cpu
     stats = None
     if engine is not None:
         stats = engine.stats()
@@ -169,6 +198,7 @@ def measure(runs: int, block: int, use_async: bool, rate: float | None, sink: An
         handler_ms=sum(handler_times) / count * 1000,
         block_ratios=[h / b for h, b in zip(handler_times, base_times, strict=True)],
         cpu_ratio=handler_cpu / base_cpu,
+        gc=collections,
         stats=stats,
     )
 
@@ -203,10 +233,14 @@ def main() -> None:
         cpu = statistics.median(r.cpu_ratio for r in rounds)
         stats = middle.stats
         scored = "" if stats is None else f" | scored {stats.scored} sampled out {stats.sampled_out}"
+        base_gc, handler_gc = (sum(r.gc.seconds[side] for r in rounds) * 1000 for side in (0, 1))
+        count = args.runs * len(rounds)
         print(
             f"{label:<24} no-op {middle.base_ms:5.2f} ms/run | with handler {middle.handler_ms:5.2f} ms/run"
             f" | ratio {middle.ratio:.3f} (rounds {' '.join(f'{r.ratio:.3f}' for r in rounds)};"
-            f" median of block pairs {pairs:.3f}; CPU {cpu:.3f}){scored}",
+            f" median of block pairs {pairs:.3f}; CPU {cpu:.3f}) | GC {base_gc / count:.3f} ->"
+            f" {handler_gc / count:.3f} ms/run, full collections {sum(r.gc.full[0] for r in rounds)} ->"
+            f" {sum(r.gc.full[1] for r in rounds)}{scored}",
             flush=True,
         )
 
