@@ -195,9 +195,10 @@ def _conversation(trace: Trace, outputs: Any) -> list[Message] | None:
     system = [m for m in trace.first_prompt or () if _is_system(m)]
     final = _messages_in(outputs)
     if final is not None:  # a LangGraph / create_agent root: the final state holds the conversation
-        if system and not any(_is_system(m) for m in final):
-            final = [*system, *final]
-        messages = _to_messages(final)  # one conversion pass for the whole conversation
+        # Converted apart: the state may hold agentevals Messages, the prompt LangChain ones.
+        messages = _to_messages(final)
+        if system and not any(m.role == "system" for m in messages):
+            messages = [*_to_messages(system), *messages]
         _fill_tool_results(messages, trace)
         return messages
     inputs = _input_messages(trace)

@@ -259,3 +259,29 @@ def test_a_chat_loop_reusing_its_lists_is_scored_as_the_run_saw_them(weather_age
     assert record.score == 0.0
     assert [m.content for m in record.input.input_messages] == ["Paris"]
     assert record.output[-1].content == "It is sunny in Paris and 2+3=5."
+
+
+def test_a_final_state_of_agentevals_messages_gets_the_langchain_system_prompt() -> None:
+    from datetime import UTC, datetime
+
+    from agentevals_langchain._recorder import Trace, build_run
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from agentevals import Message
+
+    trace = Trace(
+        root_id=uuid.uuid4(),
+        kind="chain",
+        name="graph",
+        inputs={"messages": [Message(role="user", content="hi")]},
+        tags=(),
+        metadata={},
+        started_at=datetime.now(UTC),
+        t0=0.0,
+    )
+    trace.model_started(1, "fake", [SystemMessage("Be brief."), HumanMessage("hi")])
+    final = {"messages": [Message(role="user", content="hi"), Message(role="assistant", content="hello")]}
+    run = trace.seal(final, error=None, entity=None, ended=1.0)()
+    assert [m.content for m in run.system_messages] == ["Be brief."]
+    assert (run.input_text, run.output_text) == ("hi", "hello")
+    assert build_run(trace) == run
