@@ -234,7 +234,7 @@ def main() -> None:
         stats = middle.stats
         scored = "" if stats is None else f" | scored {stats.scored} sampled out {stats.sampled_out}"
         base_gc, handler_gc = (sum(r.gc.seconds[side] for r in rounds) * 1000 for side in (0, 1))
-        count = args.runs * len(rounds)
+        count = sum(len(r.block_ratios) for r in rounds) * args.block  # runs timed per side
         print(
             f"{label:<24} no-op {middle.base_ms:5.2f} ms/run | with handler {middle.handler_ms:5.2f} ms/run"
             f" | ratio {middle.ratio:.3f} (rounds {' '.join(f'{r.ratio:.3f}' for r in rounds)};"
