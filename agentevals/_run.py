@@ -69,7 +69,7 @@ class Run(BaseModel):
         if isinstance(value, Mapping) and _looks_like_agent_input(value):
             return AgentInput.model_validate(value)
         if _is_message_list(value):
-            messages = [Message.model_validate(m) for m in value]
+            messages = _as_messages(value)
             return AgentInput(
                 input_messages=[m for m in messages if m.role != "system"],
                 system_messages=[m for m in messages if m.role == "system"],
@@ -80,7 +80,7 @@ class Run(BaseModel):
     @classmethod
     def _coerce_output(cls, value: Any) -> Any:
         if _is_message_list(value):
-            return [m if isinstance(m, Message) else Message.model_validate(m) for m in value]
+            return _as_messages(value)
         return value
 
     @field_validator("request_context", "metadata", mode="before")
@@ -197,6 +197,11 @@ def _is_message_list(value: Any) -> bool:
     if not isinstance(value, list) or not value:
         return False
     return all(isinstance(m, Message) or (isinstance(m, Mapping) and "role" in m) for m in value)
+
+
+def _as_messages(values: list[Any]) -> list[Message]:
+    """Validated messages; ``Message`` instances are kept as they are (pydantic would return them anyway)."""
+    return [m if isinstance(m, Message) else Message.model_validate(m) for m in values]
 
 
 def _as_text(value: Any) -> str:
