@@ -287,7 +287,6 @@ class ScoringEngine:
         ]
 
     async def _dispatch(self) -> None:
-        inline_calls = 0
         while True:
             await self._wake.wait()
             if self.linger and not self._rush.is_set():
@@ -299,26 +298,32 @@ class ScoringEngine:
                 self._rush.clear()
             with self._lock:
                 self._wake_pending = False
-            while True:
-                try:
-                    item, entries, submitted_at = self._queue.popleft()
-                except IndexError:
-                    break
-                self._pending_pairs += len(entries)
-                run = item if isinstance(item, Run) else await self._materialize(item, entries, submitted_at)
-                if run is None:
-                    continue
-                for entry in entries:
-                    if id(entry) in self._inline:
-                        unfinished = self._score_inline(run, entry, submitted_at)
-                        if unfinished is not None:
-                            await unfinished
-                        inline_calls += 1
-                        if inline_calls % _INLINE_BURST == 0:
-                            await asyncio.sleep(0)  # let sink writers and judge replies in
-                    else:
-                        await self._slots.acquire()
-                        self._track(self._score(run, entry, submitted_at))
+            await self._drain()
+
+    async def _drain(self) -> None:
+        """Score every queued run. A method of its own so that, once it returns, no local keeps the
+        last run alive while the engine waits for the next one."""
+        inline_calls = 0
+        while True:
+            try:
+                item, entries, submitted_at = self._queue.popleft()
+            except IndexError:
+                return
+            self._pending_pairs += len(entries)
+            run = item if isinstance(item, Run) else await self._materialize(item, entries, submitted_at)
+            if run is None:
+                continue
+            for entry in entries:
+                if id(entry) in self._inline:
+                    unfinished = self._score_inline(run, entry, submitted_at)
+                    if unfinished is not None:
+                        await unfinished
+                    inline_calls += 1
+                    if inline_calls % _INLINE_BURST == 0:
+                        await asyncio.sleep(0)  # let sink writers and judge replies in
+                else:
+                    await self._slots.acquire()
+                    self._track(self._score(run, entry, submitted_at))
 
     async def _materialize(
         self, deferred: DeferredRun, entries: tuple[ScorerEntry, ...], submitted_at: float

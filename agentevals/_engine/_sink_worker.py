@@ -97,6 +97,7 @@ class SinkWorker:
                     await self.deliver(batch)
                 finally:
                     self.writing = 0
+                    del batch  # written: keep no record alive while waiting for the next batch
                     self.on_written()
 
     async def deliver(self, batch: list[ScoreRecord]) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import re
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -289,3 +291,33 @@ def test_per_scorer_concurrency_limit(dead_letter: Path) -> None:
         engine.submit(run)
     assert engine.shutdown(timeout=10)
     assert engine.stats().scored == 60 and peak == 2
+
+
+def test_nothing_scored_stays_alive_once_flushed(dead_letter: Path) -> None:
+    """A flushed engine holds no run and no record: the last ones are not kept until the next batch."""
+    seen: list[weakref.ref[Any]] = []
+
+    def remember(run: Run) -> float:
+        seen.append(weakref.ref(run))
+        return 1.0
+
+    class WeakSink:
+        async def write(self, records: list[ScoreRecord]) -> None:
+            seen.extend(weakref.ref(r) for r in records)
+
+        async def close(self) -> None:
+            return None
+
+    engine = ScoringEngine(
+        create_scorer(id="remember").generate_score(remember), sinks=[WeakSink()], dead_letter=dead_letter
+    )
+    try:
+        for run in runs(3):
+            assert engine.submit(run)
+        del run
+        assert engine.flush(timeout=10)
+        gc.collect()
+        assert len(seen) == 6  # three runs, three records
+        assert [ref() for ref in seen] == [None] * 6
+    finally:
+        engine.shutdown(timeout=10)
