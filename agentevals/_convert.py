@@ -47,41 +47,62 @@ def messages_from_openai(messages: Iterable[Mapping[str, Any]]) -> list[Message]
     return out
 
 
+# One LangChain message as plain values: (role, content, name, id, tool calls as (id, name, args),
+# reasoning, tool_call_id, failed). Tuples of strings are untracked by the garbage collector, so a
+# finished run can wait to be scored holding these instead of the messages themselves.
+LangChainParts = tuple[str, Any, Any, Any, tuple[tuple[str, Any, Any], ...], str | None, Any, bool]
+
+
 def messages_from_langchain(messages: Sequence[Any]) -> list[Message]:
     """Convert LangChain messages (or anything ``convert_to_messages`` accepts) into canonical messages."""
+    return messages_from_parts(langchain_parts(messages))
+
+
+def langchain_parts(messages: Sequence[Any]) -> tuple[LangChainParts, ...]:
+    """What :func:`messages_from_parts` needs of each LangChain message (or ``convert_to_messages`` input)."""
     from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 
     items = messages if all(isinstance(m, BaseMessage) for m in messages) else convert_to_messages(messages)
-    out: list[Message] = []
-    pending: dict[str, ToolInvocation] = {}
+    parts: list[LangChainParts] = []
     for msg in items:
+        content = msg.content
         if isinstance(msg, ToolMessage):
             failed = getattr(msg, "status", "success") == "error"
-            _attach_tool_result(out, pending, msg.tool_call_id, msg.content, None, failed=failed)
+            parts.append(("tool", content, None, None, (), None, msg.tool_call_id, failed))
             continue
-        invocations: list[ToolInvocation] = []
+        calls: tuple[tuple[str, Any, Any], ...] = ()
         reasoning = None
         if isinstance(msg, AIMessage):
-            invocations = [
-                ToolInvocation(
-                    tool_call_id=call.get("id") or "",
-                    tool_name=call["name"],
-                    args=dict(call.get("args") or {}),
-                    state="call",
-                )
-                for call in msg.tool_calls
-            ]
+            calls = tuple((call.get("id") or "", call["name"], call.get("args")) for call in msg.tool_calls)
             reasoning = _langchain_reasoning(msg)
+        text = content if isinstance(content, str) else str(msg.text)
+        role = _ROLE_ALIASES.get(msg.type, msg.type)
+        parts.append((role, text, msg.name, msg.id, calls, reasoning, None, False))
+    return tuple(parts)
+
+
+def messages_from_parts(parts: Iterable[LangChainParts]) -> list[Message]:
+    """Canonical messages from :func:`langchain_parts`; tool results join the calls they answer."""
+    out: list[Message] = []
+    pending: dict[str, ToolInvocation] = {}
+    for role, content, name, message_id, calls, reasoning, tool_call_id, failed in parts:
+        if role == "tool":
+            _attach_tool_result(out, pending, tool_call_id, content, None, failed=failed)
+            continue
+        invocations = [
+            ToolInvocation(tool_call_id=call_id, tool_name=tool, args=dict(args or {}), state="call")
+            for call_id, tool, args in calls
+        ]
         for inv in invocations:
             pending[inv.tool_call_id] = inv
         out.append(
             Message(
-                role=_ROLE_ALIASES.get(msg.type, msg.type),
-                content=msg.content if isinstance(msg.content, str) else msg.text,
+                role=role,
+                content=content,
                 tool_invocations=invocations,
                 reasoning=reasoning,
-                name=msg.name,
-                id=msg.id,
+                name=name,
+                id=message_id,
             )
         )
     return out

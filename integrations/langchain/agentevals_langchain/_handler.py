@@ -160,10 +160,9 @@ class ScorerCallbackHandler(BaseCallbackHandler):
                 self._owner.pop(key, None)
         if error is not None and not self.score_errors:
             return
-        # Only references are taken here; the Run is built on the engine's thread, if sampled.
-        build = trace.seal(snapshot(outputs), error=error, entity=self.entity, ended=time.perf_counter())
-        root = str(run_id)
-        submit_deferred(self.engine, build, run_id=root, trace_id=root)
+        # The Run is built on the engine's thread, and only if sampled.
+        finished = trace.seal(outputs, error=error, entity=self.entity, ended=time.perf_counter())
+        submit_deferred(self.engine, finished, run_id=finished.root_id, trace_id=finished.root_id)
 
     def _guard(self, event: str, fn: Any, *args: Any) -> None:
         """Run a capture step; a capture bug is logged, never raised into the chain."""

@@ -229,9 +229,8 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
             return
         outputs = {"messages": list(state.get("messages") or [])}
         entity, ended = self.entity or _agent_name(), time.perf_counter()
-        build = trace.seal(outputs, error=None, entity=entity, ended=ended)
-        root = str(trace.root_id)
-        submit_deferred(self.engine, build, run_id=root, trace_id=root)
+        finished = trace.seal(outputs, error=None, entity=entity, ended=ended)
+        submit_deferred(self.engine, finished, run_id=finished.root_id, trace_id=finished.root_id)
 
 
 def _root_run_id(runtime: Any) -> uuid.UUID | None:

@@ -1,14 +1,15 @@
 """Run-tree assembly: what one LangChain root run saw and did, turned into one ``agentevals.Run``.
 
-Pure bookkeeping, no callback API: the handler feeds events in (under its lock) and calls
-:func:`build_run` once the root run ends.
+Pure bookkeeping, no callback API: the handler feeds events into a :class:`Trace` (under its lock) and
+seals it when the root run ends; the sealed :class:`FinishedRun` builds the ``Run`` when the engine
+samples it (:func:`build_run`).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -17,7 +18,7 @@ from uuid import UUID
 from langchain_core.messages import BaseMessage
 
 from agentevals import Message, Run, messages_from_langchain
-from agentevals._convert import parse_json_text
+from agentevals._convert import LangChainParts, langchain_parts, messages_from_parts, parse_json_text
 
 # Metadata keys LangChain/LangGraph add themselves: not the user's, so not copied into Run.metadata.
 _INTERNAL_PREFIXES = ("langgraph_", "ls_", "lc_", "checkpoint_", "__")
@@ -41,13 +42,10 @@ class ToolRecord:
 
 @dataclass(slots=True)
 class Trace:
-    """Everything captured for one root run, keyed by the root's run id.
+    """Everything captured for one root run while it runs, keyed by the root's run id.
 
-    Child runs are known by a key, the integer of their run id (``run_id.int``).
-
-    A finished trace waits (for sampling, then the engine's thread) holding only what :func:`build_run`
-    reads: per-run bookkeeping is released by :meth:`seal`, and empty collections are shared ``()``, so
-    each waiting run keeps few objects alive for the garbage collector to track.
+    Child runs are known by a key, the integer of their run id (``run_id.int``). When the root ends,
+    :meth:`seal` keeps what :func:`build_run` reads as a :class:`FinishedRun` and this trace is dropped.
     """
 
     root_id: UUID
@@ -69,10 +67,6 @@ class Trace:
     open_tools: dict[int, ToolRecord] = field(default_factory=dict)
     context: tuple[str, ...] = ()
     usage: dict[str, int] = field(default_factory=dict)
-    outputs: Any = None
-    error: BaseException | None = None
-    entity: str | None = None
-    ended: float | None = None
 
     # -- events (called under the handler's lock) ------------------------------------------------
 
@@ -123,16 +117,74 @@ class Trace:
 
     def seal(
         self, outputs: Any, *, error: BaseException | None, entity: str | None, ended: float
-    ) -> Callable[[], Run]:
-        """Record how the root run ended and drop the bookkeeping of its child runs (their ids); the
-        returned callable builds the ``Run``. ``outputs`` must not change afterwards (pass a copy)."""
-        self.outputs, self.error, self.entity, self.ended = outputs, error, entity, ended
-        self.run_ids.clear()
-        self.open_tools.clear()
-        return self.to_run
+    ) -> FinishedRun:
+        """What :func:`build_run` needs of this run, now that it ended with ``outputs`` (or ``error``).
 
-    def to_run(self) -> Run:
-        """The ``Run`` of a sealed trace (:func:`build_run`)."""
+        A final state's LangChain messages are kept as plain values (:func:`langchain_parts`), so the
+        run waits for scoring without keeping them alive; other outputs are copied (:func:`snapshot`).
+        """
+        messages = _messages_in(outputs)
+        final: tuple[LangChainParts, ...] | list[Any] | None = None
+        if messages is not None and all(isinstance(m, BaseMessage) for m in messages):
+            final, outputs = langchain_parts(messages), None
+        elif messages is not None:
+            final, outputs = list(messages), None
+        else:
+            outputs = snapshot(outputs)
+        prompt = self.first_prompt or ()
+        keep_prompt = final is None and self.kind in ("llm", "chat_model")
+        return FinishedRun(
+            root_id=str(self.root_id),
+            kind=self.kind,
+            entity=entity or self.name,
+            # The inputs' messages are in the final state too; other inputs become request_context.
+            inputs=None if final is not None and _messages_in(self.inputs) is not None else self.inputs,
+            tags=tuple(self.tags),
+            metadata=self.metadata,
+            started_at=self.started_at,
+            duration_ms=(ended - self.t0) * 1000,
+            error=error,
+            outputs=outputs,
+            final=final,
+            prompt=tuple(prompt) if keep_prompt else tuple(m for m in prompt if _is_system(m)),
+            ai_messages=tuple(self.ai_messages) if final is None else (),
+            models=tuple(self.models),
+            model_ms=self.model_ms,
+            model_errors=self.model_errors,
+            tools=tuple(self.tools),
+            context=self.context,
+            usage=self.usage,
+        )
+
+
+@dataclass(slots=True, frozen=True)
+class FinishedRun:
+    """A root run that ended, as :meth:`Trace.seal` keeps it until it is scored; calling it builds the
+    ``Run`` (:func:`build_run`). ``final`` is the final state's messages (plain values when they were
+    LangChain's); ``prompt`` the system messages of the first model call (its whole prompt when the root
+    itself was that call)."""
+
+    root_id: str
+    kind: str
+    entity: str | None
+    inputs: Any
+    tags: tuple[str, ...]
+    metadata: dict[str, Any]
+    started_at: datetime
+    duration_ms: float
+    error: BaseException | None
+    outputs: Any
+    final: tuple[LangChainParts, ...] | list[Any] | None
+    prompt: tuple[Any, ...]
+    ai_messages: tuple[Any, ...]
+    models: tuple[str, ...]
+    model_ms: float
+    model_errors: tuple[str, ...]
+    tools: tuple[ToolRecord, ...]
+    context: tuple[str, ...]
+    usage: dict[str, int]
+
+    def __call__(self) -> Run:
         return build_run(self)
 
 
@@ -140,44 +192,44 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def build_run(trace: Trace) -> Run:
-    """The one ``Run`` for a sealed trace (see :meth:`Trace.seal`)."""
-    outputs, error, ended = trace.outputs, trace.error, trace.ended
-    user_metadata = {
+def build_run(finished: FinishedRun) -> Run:
+    """The one ``Run`` for a root run that ended (see :meth:`Trace.seal`)."""
+    metadata: dict[str, Any] = {
         k: v
-        for k, v in trace.metadata.items()
+        for k, v in finished.metadata.items()
         if not k.startswith(_INTERNAL_PREFIXES) and k != GROUND_TRUTH_KEY
     }
-    metadata: dict[str, Any] = {
-        **user_metadata,
-        "tags": list(trace.tags),
-        "usage": dict(trace.usage),
-        "model_calls": len(trace.models),
-        "models": sorted(set(filter(None, trace.models))),
-        "tool_calls": len(trace.tools),
-        "timings": {
-            "model_ms": round(trace.model_ms, 3),
-            "tool_ms": round(sum(t.duration_ms or 0.0 for t in trace.tools), 3),
+    metadata.update(
+        tags=list(finished.tags),
+        usage=dict(finished.usage),
+        model_calls=len(finished.models),
+        models=sorted(set(filter(None, finished.models))),
+        tool_calls=len(finished.tools),
+        timings={
+            "model_ms": round(finished.model_ms, 3),
+            "tool_ms": round(sum(t.duration_ms or 0.0 for t in finished.tools), 3),
         },
-    }
-    if trace.model_errors:
-        metadata["model_errors"] = list(trace.model_errors)
+    )
+    if finished.model_errors:
+        metadata["model_errors"] = list(finished.model_errors)
+    error = finished.error
     fields: dict[str, Any] = {
-        "run_id": str(trace.root_id),
-        "trace_id": str(trace.root_id),
-        "entity": trace.entity or trace.name,
-        "context": list(trace.context),
+        "run_id": finished.root_id,
+        "trace_id": finished.root_id,
+        "entity": finished.entity,
+        "context": list(finished.context),
         "error": None if error is None else describe(error),
-        "started_at": trace.started_at,
-        "duration_ms": ((ended or time.perf_counter()) - trace.t0) * 1000,
+        "started_at": finished.started_at,
+        "duration_ms": finished.duration_ms,
         "metadata": metadata,
-        "ground_truth": trace.metadata.get(GROUND_TRUTH_KEY),
+        "ground_truth": finished.metadata.get(GROUND_TRUTH_KEY),
     }
-    if isinstance(trace.inputs, Mapping) and not _messages_in(trace.inputs):
-        fields["request_context"] = {"inputs": _jsonable(trace.inputs)}
-    conversation = _conversation(trace, outputs)
+    inputs = finished.inputs
+    if isinstance(inputs, Mapping) and not _messages_in(inputs):
+        fields["request_context"] = {"inputs": _jsonable(inputs)}
+    conversation = _conversation(finished)
     if conversation is None:  # nothing message-like on either side (e.g. a bare retriever run)
-        return Run(input=_jsonable(trace.inputs), output=_jsonable(outputs), **fields)
+        return Run(input=_jsonable(inputs), output=_jsonable(finished.outputs), **fields)
     return Run.from_messages(conversation, **fields)
 
 
@@ -191,34 +243,34 @@ def snapshot(value: Any) -> Any:
     return value
 
 
-def _conversation(trace: Trace, outputs: Any) -> list[Message] | None:
-    system = [m for m in trace.first_prompt or () if _is_system(m)]
-    final = _messages_in(outputs)
+def _conversation(finished: FinishedRun) -> list[Message] | None:
+    system = [m for m in finished.prompt if _is_system(m)]
+    final = finished.final
     if final is not None:  # a LangGraph / create_agent root: the final state holds the conversation
         # Converted apart: the state may hold agentevals Messages, the prompt LangChain ones.
-        messages = _to_messages(final)
+        messages = messages_from_parts(final) if isinstance(final, tuple) else _to_messages(final)
         if system and not any(m.role == "system" for m in messages):
             messages = [*_to_messages(system), *messages]
-        _fill_tool_results(messages, trace)
+        _fill_tool_results(messages, finished.tools)
         return messages
-    inputs = _input_messages(trace)
+    inputs = _input_messages(finished)
     if inputs is None:
         return None
     if system and not any(m.role == "system" for m in inputs):
         inputs = [*_to_messages(system), *inputs]
-    replies = _to_messages(trace.ai_messages)
-    _fill_tool_results(replies, trace)
-    final_text = _output_text(outputs)
+    replies = _to_messages(finished.ai_messages)
+    _fill_tool_results(replies, finished.tools)
+    final_text = _output_text(finished.outputs)
     last = next((m for m in reversed(replies) if m.role == "assistant"), None)
     if final_text is not None and (last is None or last.content != final_text):
         replies.append(Message(role="assistant", content=final_text))
     return [*inputs, *replies]
 
 
-def _input_messages(trace: Trace) -> list[Message] | None:
-    inputs = trace.inputs
-    if trace.kind in ("llm", "chat_model") and trace.first_prompt is not None:
-        return _to_messages(trace.first_prompt)
+def _input_messages(finished: FinishedRun) -> list[Message] | None:
+    inputs = finished.inputs
+    if finished.kind in ("llm", "chat_model") and finished.prompt:
+        return _to_messages(finished.prompt)
     found = _messages_in(inputs)
     if found is not None:
         return _to_messages(found)
@@ -297,9 +349,9 @@ def _to_messages(messages: Sequence[Any]) -> list[Message]:
     return messages_from_langchain(items)
 
 
-def _fill_tool_results(messages: list[Message], trace: Trace) -> None:
+def _fill_tool_results(messages: list[Message], tools: Sequence[ToolRecord]) -> None:
     """Add what only the callbacks know (duration, raised errors, results) to the tool invocations."""
-    by_call_id = {t.tool_call_id: t for t in trace.tools if t.tool_call_id}
+    by_call_id = {t.tool_call_id: t for t in tools if t.tool_call_id}
     matched: set[str] = set()
     for message in messages:
         for inv in message.tool_invocations:
@@ -312,7 +364,7 @@ def _fill_tool_results(messages: list[Message], trace: Trace) -> None:
                 inv.state, inv.error = "error", record.error
             elif inv.state == "call" and record.duration_ms is not None:
                 inv.state, inv.result = "result", record.result
-    unmatched = [t for t in trace.tools if t.tool_call_id not in matched]
+    unmatched = [t for t in tools if t.tool_call_id not in matched]
     if not unmatched:
         return
     from agentevals import ToolInvocation

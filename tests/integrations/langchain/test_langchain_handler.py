@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import uuid
+import weakref
 from typing import Any
 
 import pytest
@@ -281,7 +283,43 @@ def test_a_final_state_of_agentevals_messages_gets_the_langchain_system_prompt()
     )
     trace.model_started(1, "fake", [SystemMessage("Be brief."), HumanMessage("hi")])
     final = {"messages": [Message(role="user", content="hi"), Message(role="assistant", content="hello")]}
-    run = trace.seal(final, error=None, entity=None, ended=1.0)()
+    finished = trace.seal(final, error=None, entity=None, ended=1.0)
+    run = finished()
     assert [m.content for m in run.system_messages] == ["Be brief."]
     assert (run.input_text, run.output_text) == ("hi", "hello")
-    assert build_run(trace) == run
+    assert build_run(finished) == run
+
+
+class DeferringEngine:
+    """An engine that keeps each submitted run unbuilt, as ScoringEngine does until it is sampled."""
+
+    def __init__(self) -> None:
+        self.builds: list[Any] = []
+
+    def submit(self, run: Any) -> bool:
+        raise AssertionError("the handler submits unbuilt runs to an engine that takes them")
+
+    def submit_lazy(self, build: Any, *, run_id: str, trace_id: str | None = None) -> bool:
+        self.builds.append(build)
+        return True
+
+
+def test_a_run_waiting_to_be_scored_does_not_keep_the_agents_messages_alive(weather_agent: Any) -> None:
+    engine = DeferringEngine()
+    handler = ScorerCallbackHandler(engine=engine)
+    result = weather_agent.invoke(ask("Paris"), config={"callbacks": [handler]})
+    alive = [weakref.ref(m) for m in result["messages"]]
+    assert len(alive) == 5  # user, tool calls, two tool results, answer
+    del result
+    gc.collect()
+    assert [ref() for ref in alive] == [None] * 5
+    (build,) = engine.builds
+    run = build()  # what was kept still makes the whole run
+    assert [m.content for m in run.system_messages] == ["You are a weather assistant."]
+    assert (run.input_text, run.output_text) == ("Paris", "It is sunny in Paris and 2+3=5.")
+    calls = run.output_messages[0].tool_invocations
+    assert [(c.tool_name, c.result, c.state) for c in calls] == [
+        ("get_weather", "sunny in Paris", "result"),
+        ("add", "5", "result"),
+    ]
+    assert run.output_messages[0].reasoning == "I need the weather in Paris and a sum."
