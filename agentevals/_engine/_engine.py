@@ -256,7 +256,9 @@ class ScoringEngine:
             for entry in chosen:
                 self._sampled[self._index[id(entry)]] += 1
             counts["accepted"] += 1
-            self._queue.append((run, tuple(chosen), time.perf_counter()))
+            # The usual case, every scorer chosen, shares one tuple: less for the collector to track.
+            entries = self._all if len(chosen) == len(self._all) else tuple(chosen)
+            self._queue.append((run, entries, time.perf_counter()))
             wake = not self._wake_pending
             self._wake_pending = True
             rush = len(self._queue) == self._rush_at
@@ -461,6 +463,8 @@ class ScoringEngine:
             return True
         finally:
             self._flushing -= 1
+            if not self._flushing and len(self._queue) < self._rush_at:
+                self._rush.clear()  # the hurry ends with the flush: later runs linger again
             for worker in self._workers:
                 worker.relax()
 

@@ -166,6 +166,18 @@ def test_runs_gather_for_the_linger_and_a_half_full_queue_cuts_it_short(dead_let
     assert sorted(r.run_id for r in memory.records) == ["r0", "r1"]
 
 
+def test_runs_linger_again_once_a_flush_is_over(dead_letter: Path) -> None:
+    memory = MemorySink()
+    engine = ScoringEngine([length_scorer()], sinks=[memory], linger=60.0, dead_letter=dead_letter)
+    engine.submit(Run(run_id="r0", output="x"))
+    assert engine.flush(timeout=10)  # cuts the linger short for what is queued
+    engine.submit(Run(run_id="r1", output="x"))
+    time.sleep(0.2)
+    assert engine.stats().queued == 1  # the flush's hurry ended with it: r1 waits for more runs
+    assert engine.shutdown(timeout=10)
+    assert sorted(r.run_id for r in memory.records) == ["r0", "r1"]
+
+
 def test_a_build_failing_for_a_custom_sampler_still_gives_error_records(dead_letter: Path) -> None:
     def broken() -> Run:
         raise KeyError("messages")
