@@ -6,8 +6,9 @@ Tool results (OpenAI ``role="tool"`` messages, LangChain ``ToolMessage``) are fo
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from agentevals._messages import AgentInput, Message, ToolInvocation
@@ -60,8 +61,7 @@ def messages_from_langchain(messages: Sequence[Any]) -> list[Message]:
 
 def langchain_parts(messages: Sequence[Any]) -> tuple[LangChainParts, ...]:
     """What :func:`messages_from_parts` needs of each LangChain message (or ``convert_to_messages`` input)."""
-    from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
-
+    AIMessage, BaseMessage, ToolMessage, convert_to_messages = _langchain_messages()
     items = messages if all(isinstance(m, BaseMessage) for m in messages) else convert_to_messages(messages)
     parts: list[LangChainParts] = []
     for msg in items:
@@ -79,6 +79,14 @@ def langchain_parts(messages: Sequence[Any]) -> tuple[LangChainParts, ...]:
         role = _ROLE_ALIASES.get(msg.type, msg.type)
         parts.append((role, text, msg.name, msg.id, calls, reasoning, None, False))
     return tuple(parts)
+
+
+@functools.cache
+def _langchain_messages() -> tuple[Any, Any, Any, Callable[[Any], list[Any]]]:
+    """LangChain's message classes, imported once (an import statement costs microseconds per call)."""
+    from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
+
+    return AIMessage, BaseMessage, ToolMessage, convert_to_messages
 
 
 def messages_from_parts(parts: Iterable[LangChainParts]) -> list[Message]:

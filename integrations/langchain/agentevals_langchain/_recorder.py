@@ -124,30 +124,25 @@ class Trace:
         run waits for scoring without keeping them alive; other outputs are copied (:func:`snapshot`).
         """
         messages = _messages_in(outputs)
-        final: tuple[LangChainParts, ...] | list[Any] | None = None
-        if messages is not None and all(isinstance(m, BaseMessage) for m in messages):
-            final, outputs = langchain_parts(messages), None
-        elif messages is not None:
-            final, outputs = list(messages), None
-        else:
-            outputs = snapshot(outputs)
-        prompt = self.first_prompt or ()
-        keep_prompt = final is None and self.kind in ("llm", "chat_model")
+        outputs = None if messages is not None else snapshot(outputs)
+        prompt = self.first_prompt or []
+        own_prompt = messages is None and self.kind in ("llm", "chat_model")  # the root was a model call
         return FinishedRun(
             root_id=str(self.root_id),
             kind=self.kind,
             entity=entity or self.name,
             # The inputs' messages are in the final state too; other inputs become request_context.
-            inputs=None if final is not None and _messages_in(self.inputs) is not None else self.inputs,
+            inputs=None if messages is not None and _messages_in(self.inputs) is not None else self.inputs,
             tags=tuple(self.tags),
             metadata=self.metadata,
             started_at=self.started_at,
             duration_ms=(ended - self.t0) * 1000,
             error=error,
             outputs=outputs,
-            final=final,
-            prompt=tuple(prompt) if keep_prompt else tuple(m for m in prompt if _is_system(m)),
-            ai_messages=tuple(self.ai_messages) if final is None else (),
+            final=None if messages is None else _compact(messages),
+            system=_compact([m for m in prompt if _is_system(m)]),
+            prompt=tuple(prompt) if own_prompt else (),
+            ai_messages=tuple(self.ai_messages) if messages is None else (),
             models=tuple(self.models),
             model_ms=self.model_ms,
             model_errors=self.model_errors,
@@ -157,12 +152,26 @@ class Trace:
         )
 
 
-@dataclass(slots=True, frozen=True)
+def _compact(messages: list[Any]) -> tuple[LangChainParts, ...] | list[Any]:
+    """LangChain messages as their plain values (:func:`langchain_parts`); other messages as they are."""
+    if not messages:
+        return ()
+    if all(isinstance(m, BaseMessage) for m in messages):
+        return langchain_parts(messages)
+    return list(messages)
+
+
+def _expand(messages: tuple[LangChainParts, ...] | list[Any]) -> list[Message]:
+    """The canonical messages of what :func:`_compact` kept."""
+    return messages_from_parts(messages) if isinstance(messages, tuple) else _to_messages(messages)
+
+
+@dataclass(slots=True)
 class FinishedRun:
     """A root run that ended, as :meth:`Trace.seal` keeps it until it is scored; calling it builds the
-    ``Run`` (:func:`build_run`). ``final`` is the final state's messages (plain values when they were
-    LangChain's); ``prompt`` the system messages of the first model call (its whole prompt when the root
-    itself was that call)."""
+    ``Run`` (:func:`build_run`). ``final`` holds the final state's messages and ``system`` the system
+    messages of the first model call, as plain values when they were LangChain's (:func:`_compact`);
+    ``prompt`` is the whole first prompt when the root itself was a model call."""
 
     root_id: str
     kind: str
@@ -175,6 +184,7 @@ class FinishedRun:
     error: BaseException | None
     outputs: Any
     final: tuple[LangChainParts, ...] | list[Any] | None
+    system: tuple[LangChainParts, ...] | list[Any]
     prompt: tuple[Any, ...]
     ai_messages: tuple[Any, ...]
     models: tuple[str, ...]
@@ -244,20 +254,19 @@ def snapshot(value: Any) -> Any:
 
 
 def _conversation(finished: FinishedRun) -> list[Message] | None:
-    system = [m for m in finished.prompt if _is_system(m)]
-    final = finished.final
-    if final is not None:  # a LangGraph / create_agent root: the final state holds the conversation
+    system = _expand(finished.system)
+    if finished.final is not None:  # a LangGraph / create_agent root: the final state holds the conversation
         # Converted apart: the state may hold agentevals Messages, the prompt LangChain ones.
-        messages = messages_from_parts(final) if isinstance(final, tuple) else _to_messages(final)
+        messages = _expand(finished.final)
         if system and not any(m.role == "system" for m in messages):
-            messages = [*_to_messages(system), *messages]
+            messages = [*system, *messages]
         _fill_tool_results(messages, finished.tools)
         return messages
     inputs = _input_messages(finished)
     if inputs is None:
         return None
     if system and not any(m.role == "system" for m in inputs):
-        inputs = [*_to_messages(system), *inputs]
+        inputs = [*system, *inputs]
     replies = _to_messages(finished.ai_messages)
     _fill_tool_results(replies, finished.tools)
     final_text = _output_text(finished.outputs)
@@ -269,7 +278,7 @@ def _conversation(finished: FinishedRun) -> list[Message] | None:
 
 def _input_messages(finished: FinishedRun) -> list[Message] | None:
     inputs = finished.inputs
-    if finished.kind in ("llm", "chat_model") and finished.prompt:
+    if finished.prompt:
         return _to_messages(finished.prompt)
     found = _messages_in(inputs)
     if found is not None:
