@@ -164,13 +164,6 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         finished = trace.seal(outputs, error=error, entity=self.entity, ended=time.perf_counter())
         submit_deferred(self.engine, finished, run_id=finished.root_id, trace_id=finished.root_id)
 
-    def _guard(self, event: str, fn: Any, *args: Any) -> None:
-        """Run a capture step; a capture bug is logged, never raised into the chain."""
-        try:
-            fn(*args)
-        except Exception:
-            log.exception("agentevals: capture failed in %s; this run may be scored incompletely", event)
-
     # -- chains -------------------------------------------------------------------------------------
 
     def on_chain_start(
@@ -187,20 +180,26 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         with self._lock:
             if self._join(run_id, parent_run_id) is not None:
                 return  # most chain starts are child runs: only their ids are recorded
-        name = kwargs.get("name") or (serialized or {}).get("name")
-        self._guard("on_chain_start", self._start, "chain", run_id, name, inputs, tags, metadata)
-
-    def _start(self, *args: Any) -> None:
-        with self._lock:
-            self._open_root(*args)
+        try:
+            name = kwargs.get("name") or (serialized or {}).get("name")
+            with self._lock:
+                self._open_root("chain", run_id, name, inputs, tags, metadata)
+        except Exception:
+            _capture_failed("on_chain_start")
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         if self._is_root(run_id):
-            self._guard("on_chain_end", self._close, run_id, outputs, None)
+            try:
+                self._close(run_id, outputs, None)
+            except Exception:
+                _capture_failed("on_chain_end")
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         if self._is_root(run_id):
-            self._guard("on_chain_error", self._close, run_id, None, error)
+            try:
+                self._close(run_id, None, error)
+            except Exception:
+                _capture_failed("on_chain_error")
 
     # -- models ---------------------------------------------------------------------------------------
 
@@ -215,19 +214,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        prompt = messages[0] if messages else None
-        self._guard(
-            "on_chat_model_start",
-            self._model_start,
-            "chat_model",
-            serialized,
-            prompt,
-            run_id,
-            parent_run_id,
-            tags,
-            metadata,
-            kwargs,
-        )
+        try:
+            prompt = messages[0] if messages else None
+            self._model_start("chat_model", serialized, prompt, run_id, parent_run_id, tags, metadata, kwargs)
+        except Exception:
+            _capture_failed("on_chat_model_start")
 
     def on_llm_start(
         self,
@@ -240,19 +231,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        prompt = [("user", prompts[0])] if prompts else None
-        self._guard(
-            "on_llm_start",
-            self._model_start,
-            "llm",
-            serialized,
-            prompt,
-            run_id,
-            parent_run_id,
-            tags,
-            metadata,
-            kwargs,
-        )
+        try:
+            prompt = [("user", prompts[0])] if prompts else None
+            self._model_start("llm", serialized, prompt, run_id, parent_run_id, tags, metadata, kwargs)
+        except Exception:
+            _capture_failed("on_llm_start")
 
     def _model_start(
         self,
@@ -276,7 +259,10 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             trace.model_started(run_id.int, str(model or name), prompt)
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self._guard("on_llm_end", self._model_end, run_id, response)
+        try:
+            self._model_end(run_id, response)
+        except Exception:
+            _capture_failed("on_llm_end")
 
     def _model_end(self, run_id: UUID, response: Any) -> None:
         with self._lock:
@@ -287,7 +273,10 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             self._close(run_id, response, None)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._guard("on_llm_error", self._model_error, run_id, error)
+        try:
+            self._model_error(run_id, error)
+        except Exception:
+            _capture_failed("on_llm_error")
 
     def _model_error(self, run_id: UUID, error: BaseException) -> None:
         with self._lock:
@@ -311,18 +300,10 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        self._guard(
-            "on_tool_start",
-            self._tool_start,
-            serialized,
-            input_str,
-            inputs,
-            run_id,
-            parent_run_id,
-            tags,
-            metadata,
-            kwargs,
-        )
+        try:
+            self._tool_start(serialized, input_str, inputs, run_id, parent_run_id, tags, metadata, kwargs)
+        except Exception:
+            _capture_failed("on_tool_start")
 
     def _tool_start(
         self,
@@ -345,10 +326,16 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             trace.tool_started(run_id.int, name, args, str(call_id) if call_id else None)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self._guard("on_tool_end", self._tool_end, run_id, output, None)
+        try:
+            self._tool_end(run_id, output, None)
+        except Exception:
+            _capture_failed("on_tool_end")
 
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._guard("on_tool_error", self._tool_end, run_id, None, error)
+        try:
+            self._tool_end(run_id, None, error)
+        except Exception:
+            _capture_failed("on_tool_error")
 
     def _tool_end(self, run_id: UUID, output: Any, error: BaseException | None) -> None:
         with self._lock:
@@ -374,11 +361,18 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         with self._lock:
             if self._join(run_id, parent_run_id) is not None:
                 return
-        name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
-        self._guard("on_retriever_start", self._start, "retriever", run_id, name, query, tags, metadata)
+        try:
+            name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
+            with self._lock:
+                self._open_root("retriever", run_id, name, query, tags, metadata)
+        except Exception:
+            _capture_failed("on_retriever_start")
 
     def on_retriever_end(self, documents: Sequence[Any], *, run_id: UUID, **kwargs: Any) -> None:
-        self._guard("on_retriever_end", self._retriever_end, run_id, documents)
+        try:
+            self._retriever_end(run_id, documents)
+        except Exception:
+            _capture_failed("on_retriever_end")
 
     def _retriever_end(self, run_id: UUID, documents: Sequence[Any]) -> None:
         with self._lock:
@@ -390,4 +384,12 @@ class ScorerCallbackHandler(BaseCallbackHandler):
 
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         if self._is_root(run_id):
-            self._guard("on_retriever_error", self._close, run_id, None, error)
+            try:
+                self._close(run_id, None, error)
+            except Exception:
+                _capture_failed("on_retriever_error")
+
+
+def _capture_failed(event: str) -> None:
+    """A capture bug is logged, never raised into the user's chain (every callback catches it here)."""
+    log.exception("agentevals: capture failed in %s; this run may be scored incompletely", event)

@@ -323,3 +323,24 @@ def test_a_run_waiting_to_be_scored_does_not_keep_the_agents_messages_alive(weat
         ("add", "5", "result"),
     ]
     assert run.output_messages[0].reasoning == "I need the weather in Paris and a sum."
+
+
+def test_a_capture_bug_is_logged_and_the_agent_and_its_run_go_on(
+    weather_agent: Any, engine: Any, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentevals_langchain._recorder import Trace
+
+    def broken(*args: Any) -> None:
+        raise ValueError("capture bug")
+
+    monkeypatch.setattr(Trace, "tool_started", broken)
+    handler = ScorerCallbackHandler(engine=engine)
+    with caplog.at_level(logging.ERROR, logger="agentevals"):
+        result = weather_agent.invoke(ask("Lima"), config={"callbacks": [handler]})
+    assert result["messages"][-1].text == "It is sunny in Lima and 2+3=5."
+    failures = [r for r in caplog.records if "capture failed in on_tool_start" in r.getMessage()]
+    assert len(failures) == 2 and all(r.exc_info is not None for r in failures)
+    (run,) = engine.runs  # scored without what the failed steps would have added (tool durations)
+    assert run.output_text == "It is sunny in Lima and 2+3=5."
+    assert run.metadata["tool_calls"] == 0
+    assert [c.duration_ms for c in run.output_messages[0].tool_invocations] == [None, None]
