@@ -76,9 +76,17 @@ def langchain_parts(messages: Sequence[Any]) -> tuple[LangChainParts, ...]:
             calls = tuple((call.get("id") or "", call["name"], call.get("args")) for call in msg.tool_calls)
             reasoning = _langchain_reasoning(msg)
         text = content if isinstance(content, str) else str(msg.text)
-        role = _ROLE_ALIASES.get(msg.type, msg.type)
-        parts.append((role, text, msg.name, msg.id, calls, reasoning, None, False))
+        parts.append((_langchain_role(msg), text, msg.name, msg.id, calls, reasoning, None, False))
     return tuple(parts)
+
+
+def _langchain_role(msg: Any) -> str:
+    """The role of a LangChain message: its type, a streamed chunk's too ("AIMessageChunk" is "ai"),
+    or a ``ChatMessage``'s own role."""
+    kind = str(msg.type).removesuffix("MessageChunk").lower()
+    if kind == "chat":
+        kind = str(getattr(msg, "role", kind))
+    return _ROLE_ALIASES.get(kind, kind)
 
 
 @functools.cache

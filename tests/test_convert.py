@@ -84,3 +84,22 @@ def test_langchain_accepts_tuples_via_convert_to_messages() -> None:
 def test_run_from_langchain_conversation() -> None:
     run = Run.from_messages([SystemMessage("sys"), HumanMessage("q"), AIMessage("a")], entity="bot")
     assert run.input_text == "q" and run.output_text == "a" and run.entity == "bot"
+
+
+def test_langchain_streamed_chunks_and_chat_messages_get_their_roles() -> None:
+    from langchain_core.messages import AIMessageChunk, ChatMessage, HumanMessageChunk, SystemMessageChunk
+
+    messages = messages_from_langchain(
+        [
+            SystemMessageChunk(content="Be brief."),
+            HumanMessageChunk(content="hi"),
+            AIMessageChunk(content="hel") + AIMessageChunk(content="lo"),
+            ChatMessage(role="assistant", content="again"),
+        ]
+    )
+    assert [(m.role, m.content) for m in messages] == [
+        ("system", "Be brief."),
+        ("user", "hi"),
+        ("assistant", "hello"),
+        ("assistant", "again"),
+    ]

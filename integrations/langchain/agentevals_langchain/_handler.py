@@ -150,14 +150,17 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         of child runs, most of the events, skip :meth:`_close`; ``_close`` checks again under the lock."""
         return run_id.int in self._traces
 
-    def _close(self, run_id: UUID, outputs: Any, error: BaseException | None) -> None:
-        """End a run; when it is a root, release its memory and submit its ``Run``."""
+    def _close(self, run_id: UUID, outputs: Any, error: BaseException | None, inputs: Any = None) -> None:
+        """End a run; when it is a root, release its memory and submit its ``Run``. ``inputs`` are the
+        root's inputs when only its end knows them (a streamed chain starts with ``{"input": ""}``)."""
         with self._lock:
             trace = self._traces.pop(run_id.int, None)
             if trace is None:
                 return  # not a root (or already closed)
             for key in trace.run_ids:
                 self._owner.pop(key, None)
+        if inputs is not None:
+            trace.inputs = snapshot(inputs)
         if error is not None and not self.score_errors:
             return
         # The Run is built on the engine's thread, and only if sampled.
@@ -187,17 +190,19 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         except Exception:
             _capture_failed("on_chain_start")
 
-    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, inputs: Any = None, **kwargs: Any) -> None:
         if self._is_root(run_id):
             try:
-                self._close(run_id, outputs, None)
+                self._close(run_id, outputs, None, inputs)
             except Exception:
                 _capture_failed("on_chain_end")
 
-    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    def on_chain_error(
+        self, error: BaseException, *, run_id: UUID, inputs: Any = None, **kwargs: Any
+    ) -> None:
         if self._is_root(run_id):
             try:
-                self._close(run_id, None, error)
+                self._close(run_id, None, error, inputs)
             except Exception:
                 _capture_failed("on_chain_error")
 

@@ -344,3 +344,17 @@ def test_a_capture_bug_is_logged_and_the_agent_and_its_run_go_on(
     assert run.output_text == "It is sunny in Lima and 2+3=5."
     assert run.metadata["tool_calls"] == 0
     assert [c.duration_ms for c in run.output_messages[0].tool_invocations] == [None, None]
+
+
+def test_a_streamed_chat_model_and_chain_are_scored(engine: Any) -> None:
+    model = GenericFakeChatModel(
+        messages=iter([AIMessage(content="hello there"), AIMessage(content="hi again")])
+    )
+    handler = ScorerCallbackHandler(engine=engine)
+    streamed = "".join(str(chunk.content) for chunk in model.stream("hi", config={"callbacks": [handler]}))
+    chain = ChatPromptTemplate.from_messages([("user", "{q}")]) | model | StrOutputParser()
+    streamed_chain = "".join(chain.stream({"q": "hey"}, config={"callbacks": [handler]}))
+    assert (streamed, streamed_chain) == ("hello there", "hi again")
+    direct, through_chain = engine.runs  # the chunks LangChain hands over become assistant messages
+    assert (direct.input_text, direct.output_text) == ("hi", "hello there")
+    assert (through_chain.input_text, through_chain.output_text) == ("hey", "hi again")
