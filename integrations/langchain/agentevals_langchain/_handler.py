@@ -159,10 +159,10 @@ class ScorerCallbackHandler(BaseCallbackHandler):
                 return  # not a root (or already closed)
             for key in trace.run_ids:
                 self._owner.pop(key, None)
-        if inputs is not None:
-            trace.inputs = snapshot(inputs)
         if error is not None and not self.score_errors:
             return
+        if inputs is not None:
+            trace.inputs = snapshot(inputs)
         # The Run is built on the engine's thread, and only if sampled.
         finished = trace.seal(outputs, error=error, entity=self.entity, ended=time.perf_counter())
         submit_deferred(self.engine, finished, run_id=finished.root_id, trace_id=finished.root_id)
@@ -180,12 +180,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        with self._lock:
-            if self._join(run_id, parent_run_id) is not None:
-                return  # most chain starts are child runs: only their ids are recorded
         try:
-            name = kwargs.get("name") or (serialized or {}).get("name")
             with self._lock:
+                if self._join(run_id, parent_run_id) is not None:
+                    return  # most chain starts are child runs: only their ids are recorded
+                name = kwargs.get("name") or (serialized or {}).get("name")
                 self._open_root("chain", run_id, name, inputs, tags, metadata)
         except Exception:
             _capture_failed("on_chain_start")
@@ -363,12 +362,11 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        with self._lock:
-            if self._join(run_id, parent_run_id) is not None:
-                return
         try:
-            name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
             with self._lock:
+                if self._join(run_id, parent_run_id) is not None:
+                    return
+                name = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
                 self._open_root("retriever", run_id, name, query, tags, metadata)
         except Exception:
             _capture_failed("on_retriever_start")
