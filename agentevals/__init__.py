@@ -6,61 +6,61 @@
 1.0
 """
 
-from agentevals._convert import messages_from_langchain, messages_from_openai
+from agentevals import _conflicts  # noqa: F401  (first: a clear ImportError if another project shares this package)
 from agentevals._decorator import scored
-from agentevals._engine import EngineStats, ScorerEntry, ScoringEngine
-from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, RunBuildError, ScorerError
-from agentevals._evals import (
-    EvalItem,
-    EvalResult,
-    EvalSummary,
-    ItemResult,
-    ScorerStats,
-    arun_evals,
-    run_evals,
-)
+from agentevals._deprecation import deprecated_names
+from agentevals._engine import ScoringEngine
+from agentevals._errors import AgentEvalsError, JudgeError, ScorerError
+from agentevals._evals import EvalResult, arun_evals, run_evals
 from agentevals._judge._judge import Judge
 from agentevals._messages import AgentInput, Message, ToolInvocation
-from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
+from agentevals._result import ScoreRecord, ScoreResult
 from agentevals._run import Run
 from agentevals._sampling import Sampling
-from agentevals._scorer import Scorer, StepInfo, create_scorer, is_scoring
-from agentevals._steps import PromptStep, SkipJudge, StepResults
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep
 
 __all__ = [
     "AgentEvalsError",
     "AgentInput",
-    "EngineStats",
-    "EvalItem",
     "EvalResult",
-    "EvalSummary",
-    "ItemResult",
     "Judge",
-    "JudgeCall",
     "JudgeError",
-    "JudgeOutputError",
     "Message",
     "PromptStep",
     "Run",
-    "RunBuildError",
     "Sampling",
-    "ScoreFailure",
     "ScoreRecord",
     "ScoreResult",
     "Scorer",
-    "ScorerEntry",
     "ScorerError",
-    "ScorerStats",
     "ScoringEngine",
-    "SkipJudge",
-    "StepInfo",
-    "StepResults",
     "ToolInvocation",
     "arun_evals",
     "create_scorer",
-    "is_scoring",
-    "messages_from_langchain",
-    "messages_from_openai",
     "run_evals",
     "scored",
 ]
+
+# Names that moved to submodules; the old spellings still work and warn once.
+__getattr__ = deprecated_names(
+    "agentevals",
+    {
+        "EngineStats": "agentevals.engine:EngineStats",
+        "ScorerEntry": "agentevals.engine:ScorerEntry",
+        "EvalItem": "agentevals.evals:EvalItem",
+        "EvalSummary": "agentevals.evals:EvalSummary",
+        "ItemResult": "agentevals.evals:ItemResult",
+        "ScorerStats": "agentevals.evals:ScorerStats",
+        "JudgeOutputError": "agentevals.errors:JudgeOutputError",
+        "RunBuildError": "agentevals.errors:RunBuildError",
+        "JudgeCall": "agentevals.results:JudgeCall",
+        "ScoreFailure": "agentevals.results:ScoreFailure",
+        "SkipJudge": "agentevals.steps:SkipJudge",
+        "StepInfo": "agentevals.steps:StepInfo",
+        "StepResults": "agentevals.steps:StepResults",
+        "is_scoring": "agentevals.steps:is_scoring",
+        "messages_from_langchain": "agentevals.messages:messages_from_langchain",
+        "messages_from_openai": "agentevals.messages:messages_from_openai",
+    },
+)

@@ -1,9 +1,4 @@
-"""``@scored``: live scoring for plain Python functions, plus the engine wiring shared by integrations.
-
-The integrations (LangChain, LiteLLM, this decorator) all accept either a ready ``engine=`` or
-``scorers=`` + ``sinks=`` (+ a default ``sampling=``) and then build a ``ScoringEngine`` themselves;
-:func:`build_engine` is that one shared rule.
-"""
+"""``@scored``: live scoring for plain Python functions."""
 
 from __future__ import annotations
 
@@ -15,6 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeVar, cast
 
+from agentevals._live import LiveScoring
 from agentevals._messages import Message
 from agentevals._run import Run
 from agentevals._scorer import Scorer
@@ -25,79 +21,6 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _INPUT_NAMES = ("messages", "prompt", "input", "question", "query", "text")
-
-
-def scorer_specs(scorers: Any, sampling: Any = None) -> Any:
-    """The engine's ``scorers=`` with a default ``sampling`` applied to every entry that sets none.
-
-    ``sampling`` is anything the engine accepts (a rate such as ``0.5``, ``{"type": "ratio", "rate": 0.5}``,
-    a callable ``(run) -> bool``); entries given as ``ScorerEntry`` objects keep their own.
-    """
-    if sampling is None:
-        return scorers
-
-    def with_default(value: Any) -> Any:
-        if isinstance(value, Scorer):
-            return {"scorer": value, "sampling": sampling}
-        if isinstance(value, Mapping) and "sampling" not in value:
-            return {**value, "sampling": sampling}
-        return value
-
-    if isinstance(scorers, Scorer):
-        return [with_default(scorers)]
-    if isinstance(scorers, Mapping):
-        return {key: with_default(value) for key, value in scorers.items()}
-    if isinstance(scorers, Sequence) and not isinstance(scorers, str):
-        return [with_default(value) for value in scorers]
-    return scorers
-
-
-def build_engine(
-    *,
-    engine: Any = None,
-    scorers: Any = None,
-    sinks: Sequence[Any] | None = None,
-    sampling: Any = None,
-    owner: str = "this integration",
-) -> Any:
-    """Return ``engine`` as given, or a new ``ScoringEngine`` for ``scorers`` and ``sinks``."""
-    if engine is not None:
-        if scorers is not None or sinks is not None or sampling is not None:
-            raise ValueError(
-                f"{owner}: pass either engine= or scorers=/sinks=/sampling=, not both "
-                "(configure scorers and sinks on the engine instead)"
-            )
-        if not callable(getattr(engine, "submit", None)):
-            raise TypeError(f"{owner}: engine= must have a submit(run) method, got {engine!r}")
-        return engine
-    if scorers is None:
-        raise ValueError(f"{owner} needs scorers={{...}} (and usually sinks=[...]) or a ready engine=")
-    from agentevals._engine import ScoringEngine
-
-    # sinks=None keeps the engine's default (the log); sinks=[] means "no sinks" and is passed as such.
-    return ScoringEngine(scorer_specs(scorers, sampling), sinks=sinks)
-
-
-def submit_safely(engine: Any, run: Run) -> bool:
-    """Hand ``run`` to the engine; log (never raise) if the engine fails."""
-    try:
-        return bool(engine.submit(run))
-    except Exception:
-        log.exception("agentevals: could not submit run %s for scoring", run.run_id)
-        return False
-
-
-def submit_deferred(engine: Any, build: Callable[[], Run], *, run_id: str, trace_id: str | None) -> bool:
-    """Hand the engine a run to build after sampling (``submit_lazy``); an engine without that method
-    gets the built run. Logs, never raises."""
-    try:
-        lazy = getattr(engine, "submit_lazy", None)
-        if lazy is not None:
-            return bool(lazy(build, run_id=run_id, trace_id=trace_id))
-        return bool(engine.submit(build()))
-    except Exception:
-        log.exception("agentevals: could not submit run %s for scoring", run_id)
-        return False
 
 
 def scored(
@@ -123,7 +46,7 @@ def scored(
     ...     return "Paris"
     >>> answer("Capital of France?"); answer.engine.flush()    # doctest: +SKIP
     """
-    the_engine = build_engine(engine=engine, scorers=scorers, sinks=sinks, sampling=sampling, owner="@scored")
+    scoring = _Scored(engine=engine, scorers=scorers, sinks=sinks, sampling=sampling)
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
@@ -131,7 +54,7 @@ def scored(
                 f"@scored cannot wrap the generator {fn.__qualname__}; wrap a function that returns "
                 "the whole text (collect the stream first)"
             )
-        capture = _Capture(fn, the_engine, entity or fn.__qualname__, input_arg, score_errors)
+        capture = _Capture(fn, scoring, entity or fn.__qualname__, input_arg, score_errors)
         if inspect.iscoroutinefunction(fn):
             async_fn = cast(Callable[..., Awaitable[Any]], fn)
 
@@ -161,19 +84,30 @@ def scored(
                 return result
 
             wrapper = sync_wrapper
-        wrapper.engine = the_engine  # type: ignore[attr-defined]
+        wrapper.engine = scoring.engine  # type: ignore[attr-defined]
         return cast(Callable[P, R], wrapper)
 
     return decorate
+
+
+class _Scored(LiveScoring):
+    """The engine wiring of one ``@scored`` function."""
+
+    label = "@scored"
 
 
 class _Capture:
     """Turns one call (arguments, result or error) into a ``Run`` and submits it."""
 
     def __init__(
-        self, fn: Callable[..., Any], engine: Any, entity: str, input_arg: str | None, score_errors: bool
+        self,
+        fn: Callable[..., Any],
+        scoring: LiveScoring,
+        entity: str,
+        input_arg: str | None,
+        score_errors: bool,
     ) -> None:
-        self.engine = engine
+        self.scoring = scoring
         self.entity = entity
         self.score_errors = score_errors
         self.signature: inspect.Signature | None
@@ -217,7 +151,7 @@ class _Capture:
         except Exception:
             log.exception("agentevals: could not capture a call of %s", self.entity)
             return
-        submit_safely(self.engine, run)
+        self.scoring.submit(run)
 
     def _input_of(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.signature is None or self.input_name is None:

@@ -66,7 +66,7 @@ class Run(BaseModel):
     def _coerce_input(cls, value: Any) -> Any:
         if isinstance(value, AgentInput):
             return value
-        if isinstance(value, Mapping) and _looks_like_agent_input(value):
+        if isinstance(value, Mapping) and looks_like_agent_input(value):
             return AgentInput.model_validate(value)
         if _is_message_list(value):
             messages = _as_messages(value)
@@ -179,7 +179,7 @@ def coerce_run(run: Run | Mapping[str, Any] | None, fields: Mapping[str, Any]) -
     )
 
 
-def _looks_like_agent_input(value: Mapping[str, Any]) -> bool:
+def looks_like_agent_input(value: Mapping[str, Any]) -> bool:
     keys = {
         "input_messages",
         "inputMessages",

@@ -12,20 +12,12 @@ import importlib.util
 import inspect
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agentevals._scorer import Scorer
-
-#: Modules searched, in order, for a ``--scorer NAME`` (a prebuilt scorer object or a factory).
-SCORER_MODULES = (
-    "agentevals.scorers",
-    "agentevals.scorers.llm",
-    "agentevals.scorers.code",
-    "agentevals.scorers.checks",
-    "agentevals.scorers.trajectory",
-)
 
 
 class UsageError(Exception):
@@ -69,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         required=True,
         metavar="NAME[:JSON]",
-        help='a scorer in agentevals.scorers (exact_match, regex:{"pattern":"^a"}) or module:object',
+        help='a prebuilt scorer id with its options (exact_match, regex:{"pattern":"^a"}) or module:object',
     )
     ev.add_argument("--concurrency", type=int, default=4)
     ev.add_argument("--repeats", type=int, default=1)
@@ -99,16 +91,22 @@ def _parser() -> argparse.ArgumentParser:
 # -- demo -------------------------------------------------------------------------------------------
 
 
+COMMANDS = "agentevals.commands"
+"""The entry-point group where integrations add commands: ``name = "package.module:main"``, where
+``main(argv: list[str]) -> int``. ``agentevals-langchain`` adds ``demo``."""
+
+
 def _demo(args: argparse.Namespace) -> int:
-    try:
-        from agentevals_langchain.demo import main as demo_main  # type: ignore[import-not-found,unused-ignore]
-    except ImportError as err:
+    from importlib.metadata import entry_points
+
+    points = entry_points(group=COMMANDS, name="demo")
+    if not points:
         print(
-            "agentevals demo needs the LangChain integration: pip install agentevals-langchain "
-            f"(or `uv sync` in the agentevals repository). ({err})",
+            "agentevals demo needs the LangChain integration: pip install 'agentevals-core[langchain]'",
             file=sys.stderr,
         )
         return 2
+    demo_main = next(iter(points)).load()
     return int(demo_main(list(args.rest)))
 
 
@@ -250,6 +248,8 @@ def load_scorer(spec: str) -> Scorer:
         return obj
     if not callable(obj):
         raise UsageError(f"--scorer {spec!r}: {head!r} is neither a Scorer nor a factory returning one")
+    if options and not inspect.signature(obj).parameters:
+        raise UsageError(f"--scorer {spec!r}: {head!r} takes no options")
     try:
         scorer = obj(**options)
     except TypeError as err:
@@ -260,40 +260,20 @@ def load_scorer(spec: str) -> Scorer:
 
 
 def _prebuilt(name: str) -> Any:
-    attr = name.replace("-", "_")
-    for module_name in SCORER_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        if not attr.startswith("_") and hasattr(module, attr):
-            return getattr(module, attr)
-    known = sorted(
-        {
-            n
-            for m in SCORER_MODULES
-            if (mod := _try_import(m)) is not None
-            for n in getattr(mod, "__all__", [])
-            if _makes_scorer(getattr(mod, n, None))
-        }
+    """The factory of the prebuilt scorers with id ``name`` (see ``agentevals.scorers._catalogue``)."""
+    from agentevals.scorers._catalogue import FACTORY_NAMES, SCORERS
+
+    id = name.replace("-", "_")
+    if id in SCORERS:
+        return SCORERS[id]
+    if id in FACTORY_NAMES:  # a factory name, or a name from before the ids were the names
+        warnings.warn(
+            f"--scorer {name}: use the scorer id {FACTORY_NAMES[id]!r}", DeprecationWarning, stacklevel=2
+        )
+        return SCORERS[FACTORY_NAMES[id]]
+    raise UsageError(
+        f"unknown scorer {name!r}; prebuilt scorers: {', '.join(SCORERS)} (or use module:object)"
     )
-    raise UsageError(f"unknown scorer {name!r}; prebuilt scorers: {', '.join(known)} (or use module:object)")
-
-
-def _makes_scorer(obj: Any) -> bool:
-    """A scorer, or a function annotated to return one (a factory)."""
-    if isinstance(obj, Scorer):
-        return True
-    if not inspect.isfunction(obj):
-        return False
-    return "Scorer" in str(inspect.signature(obj).return_annotation)
-
-
-def _try_import(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
 
 
 # -- report / replay --------------------------------------------------------------------------------

@@ -21,7 +21,8 @@ import time
 import uuid
 from pathlib import Path
 
-from agentevals import JudgeCall, Message, ScoreRecord, ScoreResult
+from agentevals import Message, ScoreRecord, ScoreResult
+from agentevals.results import JudgeCall
 from agentevals.sinks import PostgresSink, SQLiteSink, record_to_row
 
 BATCHES = {1: 1_000, 100: 20_000, 1000: 60_000}  # batch size -> records written

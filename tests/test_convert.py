@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from agentevals import Run, messages_from_langchain, messages_from_openai
+from agentevals import Run
+from agentevals.messages import messages_from_langchain, messages_from_openai
 
 
 def test_openai_tool_calls_and_results_are_folded_into_invocations() -> None:

@@ -8,7 +8,8 @@ import time
 import pytest
 from pydantic import BaseModel
 
-from agentevals import Judge, JudgeError, JudgeOutputError, PromptStep, ScorerError, create_scorer
+from agentevals import Judge, JudgeError, PromptStep, ScorerError, create_scorer
+from agentevals.errors import JudgeOutputError
 from agentevals.testing import FakeJudgeServer, Reply
 
 

@@ -187,7 +187,7 @@ async def test_failure_keeps_completed_steps_and_judge_calls(judge_server: FakeJ
 
 
 async def test_skip_judge_returns_a_value_without_a_judge_call(judge_server: FakeJudgeServer) -> None:
-    from agentevals import SkipJudge
+    from agentevals.steps import SkipJudge
 
     judge_server.push("Because it is concise.")
     reason = PromptStep(
@@ -212,8 +212,8 @@ async def test_skip_judge_returns_a_value_without_a_judge_call(judge_server: Fak
 async def test_judge_requests_are_marked_and_is_scoring_is_true_inside_steps(
     judge_server: FakeJudgeServer,
 ) -> None:
-    from agentevals import is_scoring
     from agentevals._judge._request import JUDGE_METADATA_KEY, build_request
+    from agentevals.steps import is_scoring
 
     request = build_request(
         model="m",

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agentevals import Run, ScorerError, ScoreResult, StepResults, create_scorer
+from agentevals import Run, ScorerError, ScoreResult, create_scorer
+from agentevals.steps import StepResults
 from agentevals.utils import create_agent_test_run, create_test_message
 
 

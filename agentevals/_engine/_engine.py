@@ -19,7 +19,8 @@ from agentevals._engine._scoring import Redactor, finalize, score_inline, score_
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, percentile
 from agentevals._errors import RunBuildError
-from agentevals._result import ScoreFailure, ScoreRecord, failure_record
+from agentevals._failure import failure_record
+from agentevals._result import ScoreFailure, ScoreRecord
 from agentevals._run import Run
 from agentevals._sampling import sample_point
 from agentevals._sync import background_loop

@@ -8,7 +8,8 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
-from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult, failure_record
+from agentevals._failure import failure_record
+from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult
 from agentevals._run import Run
 from agentevals._scorer import Scorer
 

@@ -17,7 +17,8 @@ from agentevals._evals._data import EvalItem, load_items
 from agentevals._evals._progress import ProgressBar
 from agentevals._evals._summary import EvalResult, ItemResult, item_passed, summarize
 from agentevals._evals._targets import StepCapture, TargetOutput, call_target, check_target, target_name
-from agentevals._result import ScoreRecord, failure_record, utc_now
+from agentevals._failure import failure_record
+from agentevals._result import ScoreRecord, utc_now
 from agentevals._run import Run, new_run_id
 from agentevals._sync import run_sync
 
@@ -56,9 +57,9 @@ async def arun_evals(
     sinks are not closed. ``on_item_complete(item=, target_result=, scorer_results=)`` may be async.
 
     >>> import asyncio
-    >>> from agentevals.scorers import exact_match
+    >>> from agentevals.scorers import create_exact_match_scorer
     >>> result = asyncio.run(arun_evals(data=[{"input": "hi", "ground_truth": "HI"}],
-    ...                                 scorers=[exact_match], target=str.upper, progress=False))
+    ...                                 scorers=[create_exact_match_scorer()], target=str.upper, progress=False))
     >>> result.scores, result.summary.total_items
     ({'exact_match': 1.0}, 1)
     """
@@ -118,9 +119,9 @@ def run_evals(
 ) -> EvalResult:
     """Blocking :func:`arun_evals`; works in scripts and inside a running event loop (Jupyter).
 
-    >>> from agentevals.scorers import exact_match
+    >>> from agentevals.scorers import create_exact_match_scorer
     >>> run_evals(data=[{"input": "a", "ground_truth": "A"}, {"input": "b", "ground_truth": "b"}],
-    ...           scorers=[exact_match], target=str.upper, progress=False).scores
+    ...           scorers=[create_exact_match_scorer()], target=str.upper, progress=False).scores
     {'exact_match': 0.5}
     """
     return run_sync(

@@ -1,9 +1,10 @@
-"""Target adapters: call an agent, chain, graph or plain function on one item and capture what it did.
+"""Call an eval target (an agent, chain, graph or plain function) on one item and capture what it did.
 
-A LangChain/LangGraph target (anything with ``ainvoke``) is called with ``{"messages": [...]}`` when its
-state has a ``messages`` channel (``create_agent`` agents, chat graphs), else with the raw input. A small
-callback handler records each LangGraph node's input and output, so step scorers can score nodes.
 Plain callables (sync or async) get the raw input, plus ``request_context=`` when they accept it.
+Framework objects (LangChain Runnables, agents, LangGraph graphs) are called by a *target adapter*
+that an integration declares under the entry-point group ``agentevals.targets``: a function
+``(target) -> TargetCall | None`` that returns how to call ``target``, or ``None`` when it is not its
+kind. ``agentevals-langchain`` declares one.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import asyncio
 import contextvars
 import functools
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,13 +62,53 @@ def target_name(target: Any) -> str:
     return str(getattr(target, "name", None) or getattr(target, "__name__", None) or type(target).__name__)
 
 
+TargetCall = Callable[[EvalItem, TargetOutput, UUID | None], Awaitable[None]]
+"""Runs a target on one item, filling the ``TargetOutput``; the ``UUID`` is the run id to use."""
+
+TargetAdapter = Callable[[Any], TargetCall | None]
+"""Returns how to call a target of the kind it knows, else ``None``."""
+
+TARGET_ADAPTERS = "agentevals.targets"
+"""The entry-point group where integrations declare their :data:`TargetAdapter`."""
+
+
+@functools.cache
+def _adapters() -> tuple[TargetAdapter, ...]:
+    """The installed target adapters, loaded once (a broken one is skipped with a warning)."""
+    from importlib.metadata import entry_points
+
+    adapters: list[TargetAdapter] = []
+    for point in entry_points(group=TARGET_ADAPTERS):
+        try:
+            adapters.append(point.load())
+        except Exception as err:  # one broken plugin must not stop evals of plain callables
+            import warnings
+
+            warnings.warn(f"agentevals: target adapter {point.value} failed to load: {err}", stacklevel=2)
+    return tuple(adapters)
+
+
+def _adapted(target: Any) -> TargetCall | None:
+    for adapter in _adapters():
+        call = adapter(target)
+        if call is not None:
+            return call
+    return None
+
+
 def check_target(target: Any) -> None:
     """Fail early on something that cannot be a target."""
-    if not (callable(getattr(target, "ainvoke", None)) or callable(target)):
+    if _adapted(target) is not None or (callable(target) and not hasattr(target, "ainvoke")):
+        return
+    if callable(getattr(target, "ainvoke", None)):
         raise TypeError(
-            f"target must be a LangChain Runnable/agent, a LangGraph graph, or a (sync or async) "
-            f"callable taking the item's input; got {type(target).__name__}"
+            f"target {type(target).__name__} looks like a LangChain Runnable; evaluating it needs the "
+            "LangChain integration: pip install 'agentevals-core[langchain]'"
         )
+    raise TypeError(
+        f"target must be a LangChain Runnable/agent, a LangGraph graph, or a (sync or async) "
+        f"callable taking the item's input; got {type(target).__name__}"
+    )
 
 
 async def call_target(
@@ -80,146 +121,14 @@ async def call_target(
     """
     out = TargetOutput(input=item.input)
     try:
-        if callable(getattr(target, "ainvoke", None)):
-            await _call_runnable(target, item, out, run_id)
+        adapted = _adapted(target)
+        if adapted is not None:
+            await adapted(item, out, run_id)
         else:
             await _call_function(target, item, out, executor)
     except Exception as err:
         out.error = err
     return out
-
-
-# -- LangChain / LangGraph ------------------------------------------------------------------------
-
-
-def _takes_messages(target: Any) -> bool:
-    channels = getattr(target, "channels", None)
-    if isinstance(channels, Mapping):
-        return "messages" in channels
-    try:
-        schema = target.get_input_jsonschema()
-    except Exception:  # schemas of user types can fail to build; then it is not a chat graph
-        return False
-    return isinstance(schema, Mapping) and "messages" in (schema.get("properties") or {})
-
-
-def _as_messages(value: Any) -> Any:
-    """The ``{"messages": [...]}`` state for a chat agent, from an item input.
-
-    A mapping that is not an ``AgentInput`` (``input_messages``, ...) is the graph's own state: as is.
-    """
-    if isinstance(value, str):
-        return {"messages": [{"role": "user", "content": value}]}
-    if isinstance(value, Mapping):
-        from agentevals._messages import AgentInput
-        from agentevals._run import _looks_like_agent_input
-
-        if not _looks_like_agent_input(value):
-            return dict(value)
-        agent_input = AgentInput.model_validate(value)
-        ordered = [*agent_input.system_messages, *agent_input.remembered_messages]
-        ordered += agent_input.input_messages
-        return {"messages": [{"role": m.role, "content": m.content} for m in ordered]}
-    if isinstance(value, Sequence):
-        return {"messages": [{"role": "user", "content": m} if isinstance(m, str) else m for m in value]}
-    raise TypeError(
-        f"a chat agent's item input must be a string, a list of messages, or {{'messages': [...]}}; "
-        f"got {type(value).__name__}"
-    )
-
-
-async def _call_runnable(target: Any, item: EvalItem, out: TargetOutput, run_id: UUID | None) -> None:
-    recorder = _recorder_class()(out.steps)
-    config: dict[str, Any] = {"callbacks": [recorder]}
-    if run_id is not None:
-        config["run_id"] = run_id
-    if item.request_context:
-        config["configurable"] = dict(item.request_context)
-    payload = _as_messages(item.input) if _takes_messages(target) else item.input
-    result = await target.ainvoke(payload, config=config)
-    out.raw = result
-    _set_output(out, result)
-
-
-def _set_output(out: TargetOutput, result: Any) -> None:
-    from langchain_core.messages import BaseMessage
-
-    if isinstance(result, Mapping) and isinstance(result.get("messages"), list):
-        out.messages = list(result["messages"])
-    elif isinstance(result, BaseMessage):
-        from agentevals._convert import messages_from_langchain
-
-        out.output = messages_from_langchain([result])
-    else:
-        out.output = result
-
-
-@functools.cache
-def _recorder_class() -> type[Any]:
-    """The callback handler class, built on first use so importing agentevals stays light."""
-    from langchain_core.callbacks import AsyncCallbackHandler
-
-    class StepRecorder(AsyncCallbackHandler):
-        """Records each top-level LangGraph node's input and output (on the event loop; copies only)."""
-
-        def __init__(self, steps: dict[str, StepCapture]) -> None:
-            super().__init__()
-            self.steps = steps
-            self._root: UUID | None = None
-            self._nodes: dict[UUID, StepCapture] = {}
-
-        async def on_chain_start(
-            self,
-            serialized: Any,
-            inputs: Any,
-            *,
-            run_id: UUID,
-            parent_run_id: UUID | None = None,
-            metadata: Mapping[str, Any] | None = None,
-            **kwargs: Any,
-        ) -> None:
-            if self._root is None:  # the first chain seen is the target itself
-                self._root = run_id
-                return
-            name = kwargs.get("name")
-            if parent_run_id != self._root or not name or (metadata or {}).get("langgraph_node") != name:
-                return
-            capture = StepCapture(name=str(name), input=_snapshot(inputs))
-            self._nodes[run_id] = capture
-            self.steps[capture.name] = capture
-
-        async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
-            capture = self._nodes.pop(run_id, None)
-            if capture is not None:
-                capture.output, capture.done = _node_update(outputs), True
-
-        async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-            capture = self._nodes.pop(run_id, None)
-            if capture is not None:
-                capture.error, capture.done = error, True
-
-    return StepRecorder
-
-
-def _snapshot(value: Any) -> Any:
-    """A shallow copy, so later state changes do not rewrite what the node received."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, list):
-        return list(value)
-    return value
-
-
-def _node_update(outputs: Any) -> Any:
-    """A node's state update; ``Command(update=...)`` results (create_agent's model node) are unwrapped."""
-    items = outputs if isinstance(outputs, list) else [outputs]
-    updates = [o.update if type(o).__name__ == "Command" else o for o in items]
-    if len(updates) == 1:
-        return _snapshot(updates[0])
-    mappings = [u for u in updates if isinstance(u, Mapping)]
-    if len(mappings) == len(updates):
-        return {k: v for update in mappings for k, v in update.items()}
-    return outputs
 
 
 # -- plain callables --------------------------------------------------------------------------------
@@ -265,7 +174,9 @@ def _set_function_output(out: TargetOutput, result: Any) -> None:
         out.messages = list(result["messages"])
         return
     if _is_langchain_message(result):
-        _set_output(out, result)
+        from agentevals._convert import messages_from_langchain
+
+        out.output = messages_from_langchain([result])
         return
     out.output = result
 

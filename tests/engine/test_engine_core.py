@@ -13,15 +13,9 @@ from typing import Any
 import pytest
 from engine_helpers import gated_scorer, length_scorer, runs
 
-from agentevals import (
-    Run,
-    ScoreFailure,
-    ScoreRecord,
-    ScorerEntry,
-    ScoreResult,
-    ScoringEngine,
-    create_scorer,
-)
+from agentevals import Run, ScoreRecord, ScoreResult, ScoringEngine, create_scorer
+from agentevals.engine import ScorerEntry
+from agentevals.results import ScoreFailure
 from agentevals.sinks import LoggingSink, MemorySink
 
 

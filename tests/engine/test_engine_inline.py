@@ -10,8 +10,11 @@ from typing import Any
 
 from engine_helpers import length_scorer, runs
 
-from agentevals import Run, RunBuildError, ScoreFailure, ScoreResult, ScoringEngine, create_scorer, is_scoring
+from agentevals import Run, ScoreResult, ScoringEngine, create_scorer
+from agentevals.errors import RunBuildError
+from agentevals.results import ScoreFailure
 from agentevals.sinks import MemorySink
+from agentevals.steps import is_scoring
 
 
 def test_sync_and_async_scorers_are_told_apart() -> None:

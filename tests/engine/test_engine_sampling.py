@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from engine_helpers import length_scorer, runs
 
-from agentevals import Run, Sampling, ScorerEntry, ScoringEngine
+from agentevals import Run, Sampling, ScoringEngine
 from agentevals._sampling import sample_point
+from agentevals.engine import ScorerEntry
 from agentevals.sinks import MemorySink
 
 RUN_IDS = [f"run-{i:05d}" for i in range(10_000)]

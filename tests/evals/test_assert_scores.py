@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentevals import EvalResult, create_scorer, run_evals
-from agentevals.scorers import exact_match
+from agentevals.scorers import create_exact_match_scorer
 from agentevals.testing import assert_scores
 
 DATA = [
@@ -16,7 +16,7 @@ DATA = [
 
 
 def _result(**kwargs: object) -> EvalResult:
-    return run_evals(DATA, [exact_match], str.upper, progress=False, **kwargs)  # type: ignore[arg-type]
+    return run_evals(DATA, [create_exact_match_scorer()], str.upper, progress=False, **kwargs)  # type: ignore[arg-type]
 
 
 def test_passes_when_the_mean_meets_the_minimum() -> None:
@@ -50,7 +50,10 @@ def test_errored_items_fail_unless_allowed() -> None:
         raise ValueError("judge said no")
 
     result = run_evals(
-        DATA[:1], [create_scorer(id="picky").generate_score(picky), exact_match], str.upper, progress=False
+        DATA[:1],
+        [create_scorer(id="picky").generate_score(picky), create_exact_match_scorer()],
+        str.upper,
+        progress=False,
     )
     with pytest.raises(AssertionError) as info:
         assert_scores(result, min_score={"exact_match": 1.0})

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agentevals import EvalItem, run_evals
+from agentevals import run_evals
 from agentevals._evals import load_items
-from agentevals.scorers import exact_match
+from agentevals.evals import EvalItem
+from agentevals.scorers import create_exact_match_scorer
 
 ROWS = [
     {"input": "a", "groundTruth": "A", "requestContext": {"user": "u1"}},
@@ -55,7 +56,9 @@ def test_yaml(tmp_path: Path) -> None:
 def test_run_evals_accepts_a_path(tmp_path: Path) -> None:
     path = tmp_path / "data.yml"
     path.write_text("items:\n  - {input: a, ground_truth: A}\n  - {input: b, ground_truth: c}\n")
-    assert run_evals(path, [exact_match], str.upper, progress=False).scores == {"exact_match": 0.5}
+    assert run_evals(path, [create_exact_match_scorer()], str.upper, progress=False).scores == {
+        "exact_match": 0.5
+    }
 
 
 def test_file_errors_name_the_problem(tmp_path: Path) -> None:

@@ -13,14 +13,17 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from agentevals import Run, ScoreFailure, arun_evals, create_scorer
+from agentevals import Run, arun_evals, create_scorer
 from agentevals._evals import _progress
-from agentevals.scorers import exact_match
+from agentevals.results import ScoreFailure
+from agentevals.scorers import create_exact_match_scorer
 
 
 async def test_a_plain_runnable_gets_the_raw_input_and_its_message_output_is_converted() -> None:
     chain: RunnableLambda[str, AIMessage] = RunnableLambda(lambda text: AIMessage(content=text.upper()))
-    result = await arun_evals([{"input": "hi", "ground_truth": "HI"}], [exact_match], chain, progress=False)
+    result = await arun_evals(
+        [{"input": "hi", "ground_truth": "HI"}], [create_exact_match_scorer()], chain, progress=False
+    )
     assert result.scores == {"exact_match": 1.0}
     assert result.items[0].output[0].role == "assistant"
 
@@ -34,7 +37,7 @@ async def test_runnables_receive_request_context_as_configurable_and_the_run_id(
 
     result = await arun_evals(
         [{"input": "x", "request_context": {"thread_id": "t-1", "tier": "pro"}}],
-        [exact_match.with_id("em")],
+        [create_exact_match_scorer().with_id("em")],
         RunnableLambda(echo),
         progress=False,
     )
@@ -106,13 +109,13 @@ async def test_progress_bar_is_off_without_a_tty_and_shown_with_one(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = [{"input": "a", "ground_truth": "A"}] * 3
-    await arun_evals(data, [exact_match], str.upper, progress=True)
+    await arun_evals(data, [create_exact_match_scorer()], str.upper, progress=True)
     assert capsys.readouterr().err == ""  # stderr is captured, not a terminal
     monkeypatch.setattr(_progress, "_stderr_is_tty", lambda: True)
-    await arun_evals(data, [exact_match], str.upper, progress=True)
+    await arun_evals(data, [create_exact_match_scorer()], str.upper, progress=True)
     err = capsys.readouterr().err
     assert "evaluating" in err and "3/3" in err
-    await arun_evals(data, [exact_match], str.upper, progress=False)
+    await arun_evals(data, [create_exact_match_scorer()], str.upper, progress=False)
     assert capsys.readouterr().err == ""
 
 
@@ -178,7 +181,7 @@ async def test_a_chat_graph_gets_its_own_state_when_the_input_is_one() -> None:
         },
         {"input": "hello", "ground_truth": "(None) hello"},  # a plain string becomes the messages
     ]
-    result = await arun_evals(data, [exact_match], graph.compile(), progress=False)
+    result = await arun_evals(data, [create_exact_match_scorer()], graph.compile(), progress=False)
     assert result.items[0].scores == {"exact_match": 1.0}
     assert result.items[1].error is not None and "tone" in result.items[1].error  # the graph needs a tone
 

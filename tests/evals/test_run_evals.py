@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from agentevals import ScoreFailure, ScoreRecord, ScoreResult, arun_evals, create_scorer, run_evals
-from agentevals.scorers import exact_match, factuality
+from agentevals import ScoreRecord, ScoreResult, arun_evals, create_scorer, run_evals
+from agentevals.results import ScoreFailure
+from agentevals.scorers import create_exact_match_scorer, create_factuality_scorer
 from agentevals.testing import FakeJudgeServer, Reply
 
 
@@ -44,7 +45,9 @@ async def test_items_overlap_up_to_the_concurrency_limit() -> None:
         return text.upper()
 
     started = time.perf_counter()
-    result = await arun_evals(ITEMS, [exact_match], slow_upper, concurrency=10, progress=False)
+    result = await arun_evals(
+        ITEMS, [create_exact_match_scorer()], slow_upper, concurrency=10, progress=False
+    )
     elapsed = time.perf_counter() - started
 
     assert result.scores == {"exact_match": 1.0}
@@ -61,7 +64,7 @@ def test_sync_targets_overlap_in_threads() -> None:
         return text.upper()
 
     started = time.perf_counter()
-    result = run_evals(ITEMS, [exact_match], slow_upper, concurrency=10, progress=False)
+    result = run_evals(ITEMS, [create_exact_match_scorer()], slow_upper, concurrency=10, progress=False)
     assert time.perf_counter() - started < 0.9
     assert peak.peak == 10 and result.summary.total_items == 20
 
@@ -87,7 +90,7 @@ async def test_concurrency_one_runs_items_one_at_a_time() -> None:
             await asyncio.sleep(0.01)
         return text
 
-    await arun_evals(ITEMS[:5], [exact_match], target, concurrency=1, progress=False)
+    await arun_evals(ITEMS[:5], [create_exact_match_scorer()], target, concurrency=1, progress=False)
     assert peak.peak == 1
 
 
@@ -97,7 +100,7 @@ async def test_a_failing_target_is_recorded_per_item_and_the_rest_are_scored() -
             raise ConnectionError("upstream down")
         return text.upper()
 
-    result = await arun_evals(ITEMS[:5], [exact_match], flaky, progress=False)
+    result = await arun_evals(ITEMS[:5], [create_exact_match_scorer()], flaky, progress=False)
 
     assert result.summary.total_items == 5
     assert result.summary.failed_items == 1 and result.summary.target_errors == 1
@@ -120,7 +123,7 @@ async def test_a_failing_scorer_is_recorded_per_item() -> None:
         return 1.0
 
     scorer = create_scorer(id="picky").generate_score(picky)
-    result = await arun_evals(ITEMS[:3], [scorer, exact_match], str.upper, progress=False)
+    result = await arun_evals(ITEMS[:3], [scorer, create_exact_match_scorer()], str.upper, progress=False)
 
     failure = result.items[1].results["picky"]
     assert isinstance(failure, ScoreFailure)
@@ -136,29 +139,35 @@ def test_validation_errors_say_what_to_fix() -> None:
         return x
 
     with pytest.raises(ValueError, match="data is empty"):
-        run_evals([], [exact_match], target)
+        run_evals([], [create_exact_match_scorer()], target)
     with pytest.raises(ValueError, match="index 1: must have an 'input' key"):
-        run_evals([{"input": "a"}, {"ground_truth": "b"}], [exact_match], target)
+        run_evals([{"input": "a"}, {"ground_truth": "b"}], [create_exact_match_scorer()], target)
     with pytest.raises(ValueError, match="unknown key"):
-        run_evals([{"input": "a", "expected": "b"}], [exact_match], target)
+        run_evals([{"input": "a", "expected": "b"}], [create_exact_match_scorer()], target)
     with pytest.raises(ValueError, match="At least one scorer must be provided"):
         run_evals([{"input": "a"}], [], target)
     with pytest.raises(ValueError, match="At least one workflow or step scorer must be provided"):
         run_evals([{"input": "a"}], {"workflow": [], "steps": {}}, target)
     with pytest.raises(ValueError, match="must be a list of scorers"):
-        run_evals([{"input": "a"}], exact_match, target)
+        run_evals([{"input": "a"}], create_exact_match_scorer(), target)
     with pytest.raises(ValueError, match="share the id 'exact_match'"):
-        run_evals([{"input": "a"}], [exact_match, exact_match], target)
+        run_evals([{"input": "a"}], [create_exact_match_scorer(), create_exact_match_scorer()], target)
     with pytest.raises(ValueError, match=r"unknown scorer\(s\) \['nope'\]"):
-        run_evals([{"input": "a"}], [exact_match], target, thresholds={"nope": 0.5})
+        run_evals([{"input": "a"}], [create_exact_match_scorer()], target, thresholds={"nope": 0.5})
     with pytest.raises(ValueError, match=r"min .* greater than max"):
-        run_evals([{"input": "a"}], [{"scorer": exact_match, "threshold": {"min": 0.9, "max": 0.1}}], target)
+        run_evals(
+            [{"input": "a"}],
+            [{"scorer": create_exact_match_scorer(), "threshold": {"min": 0.9, "max": 0.1}}],
+            target,
+        )
     with pytest.raises(ValueError, match="finite"):
-        run_evals([{"input": "a"}], [exact_match], target, thresholds={"exact_match": float("nan")})
+        run_evals(
+            [{"input": "a"}], [create_exact_match_scorer()], target, thresholds={"exact_match": float("nan")}
+        )
     with pytest.raises(ValueError, match="concurrency"):
-        run_evals([{"input": "a"}], [exact_match], target, concurrency=0)
+        run_evals([{"input": "a"}], [create_exact_match_scorer()], target, concurrency=0)
     with pytest.raises(TypeError, match="target must be"):
-        run_evals([{"input": "a"}], [exact_match], target="not callable")
+        run_evals([{"input": "a"}], [create_exact_match_scorer()], target="not callable")
 
 
 async def test_repeats_give_mean_stdev_and_repeat_spread() -> None:
@@ -168,7 +177,9 @@ async def test_repeats_give_mean_stdev_and_repeat_spread() -> None:
         calls[text] = calls.get(text, 0) + 1
         return text.upper() if calls[text] % 2 else "wrong"
 
-    result = await arun_evals(ITEMS[:2], [exact_match], alternating, repeats=4, progress=False)
+    result = await arun_evals(
+        ITEMS[:2], [create_exact_match_scorer()], alternating, repeats=4, progress=False
+    )
 
     stats = result.stats["exact_match"]
     assert result.summary.total_items == 2 and result.summary.total_runs == 8
@@ -185,14 +196,16 @@ async def test_thresholds_set_pass_fail_per_item_and_overall() -> None:
     data = [{"input": "a", "ground_truth": "A"}, {"input": "b", "ground_truth": "x"}]
 
     passing = await arun_evals(
-        data, [{"scorer": exact_match, "threshold": 0.5}, half], str.upper, progress=False
+        data, [{"scorer": create_exact_match_scorer(), "threshold": 0.5}, half], str.upper, progress=False
     )
     assert passing.stats["exact_match"].pass_rate == 0.5 and passing.stats["exact_match"].passed
     assert [i.passed for i in passing.items] == [True, False]
     assert passing.verdict == "passed" and passing.passed
 
     thresholds = {"exact_match": 0.8, "half": {"max": 0.6}}
-    failing = await arun_evals(data, [exact_match, half], str.upper, thresholds=thresholds, progress=False)
+    failing = await arun_evals(
+        data, [create_exact_match_scorer(), half], str.upper, thresholds=thresholds, progress=False
+    )
     assert failing.stats["exact_match"].passed is False and failing.stats["half"].passed is True
     assert failing.verdict == "scored" and not failing.passed
     assert [s.key for s in failing.failed_thresholds] == ["exact_match"]
@@ -202,7 +215,7 @@ async def test_gates_must_score_one_on_every_item() -> None:
     non_empty = create_scorer(id="non-empty").generate_score(lambda run, **_: float(bool(run.output)))
     ok = await arun_evals(
         [{"input": "a"}, {"input": "b"}],
-        [exact_match.with_id("em")],
+        [create_exact_match_scorer().with_id("em")],
         str.upper,
         gates=[non_empty],
         progress=False,
@@ -237,7 +250,9 @@ async def test_every_record_goes_to_the_sinks_as_test_source() -> None:
             raise RuntimeError("boom")
         return text.upper()
 
-    result = await arun_evals(ITEMS[:3], [exact_match], flaky, sinks=[broken, good], progress=False)
+    result = await arun_evals(
+        ITEMS[:3], [create_exact_match_scorer()], flaky, sinks=[broken, good], progress=False
+    )
 
     assert len(good.records) == 3 and {r.source for r in good.records} == {"test"}
     assert sorted(r.metadata["eval_item"] for r in good.records) == [0, 1, 2]
@@ -253,14 +268,18 @@ async def test_on_item_complete_may_be_async_and_its_errors_propagate() -> None:
         await asyncio.sleep(0)
         seen.append(f"{item.input}:{result.scores['exact_match']}")
 
-    await arun_evals(ITEMS[:2], [exact_match], str.upper, on_item_complete=record, progress=False)
+    await arun_evals(
+        ITEMS[:2], [create_exact_match_scorer()], str.upper, on_item_complete=record, progress=False
+    )
     assert sorted(seen) == ["q0:1.0", "q1:1.0"]
 
     def explode(**_: Any) -> None:
         raise RuntimeError("callback bug")
 
     with pytest.raises(RuntimeError, match="callback bug"):
-        await arun_evals(ITEMS[:4], [exact_match], str.upper, on_item_complete=explode, progress=False)
+        await arun_evals(
+            ITEMS[:4], [create_exact_match_scorer()], str.upper, on_item_complete=explode, progress=False
+        )
 
 
 async def test_callable_targets_receive_request_context() -> None:
@@ -280,7 +299,9 @@ async def test_callable_targets_receive_request_context() -> None:
 
 def test_run_evals_works_inside_a_running_event_loop() -> None:
     async def notebook_cell() -> float | None:
-        result = run_evals([{"input": "a", "ground_truth": "A"}], [exact_match], str.upper, progress=False)
+        result = run_evals(
+            [{"input": "a", "ground_truth": "A"}], [create_exact_match_scorer()], str.upper, progress=False
+        )
         score: float | None = result.scores["exact_match"]
         return score
 
@@ -295,7 +316,7 @@ async def test_llm_judged_scorers_run_in_batch(judge_server: FakeJudgeServer) ->
         return Reply.json({"relation": relation, "reason": "compared the capital"})
 
     judge_server.responder = responder
-    scorer = factuality(judge_server.judge())
+    scorer = create_factuality_scorer(judge_server.judge())
     answers = {"Capital of France?": "Paris", "Capital of Italy?": "Paris"}
     data = [{"input": q, "ground_truth": "Paris" if "France" in q else "Rome"} for q in answers]
 

@@ -12,7 +12,8 @@ from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from agentevals import EvalItem, Run, create_scorer, run_evals
+from agentevals import Run, create_scorer, run_evals
+from agentevals.evals import EvalItem
 
 ANSWERS = {
     "What is machine learning?": "Machine learning lets computers learn patterns from data.",

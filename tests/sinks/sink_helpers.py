@@ -6,8 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel
 
-from agentevals import JudgeCall, Message, Run, ScoreFailure, ScoreRecord, ScoreResult
-from agentevals._result import failure_record
+from agentevals import Message, Run, ScoreRecord, ScoreResult
+from agentevals._failure import failure_record
+from agentevals.results import JudgeCall, ScoreFailure
 
 
 class Verdicts(BaseModel):

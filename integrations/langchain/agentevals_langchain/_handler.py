@@ -13,13 +13,13 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 
 from agentevals import Scorer
-from agentevals._decorator import build_engine, submit_deferred
+from agentevals.live import Engine, LiveScoring
 from agentevals_langchain._recorder import Trace, snapshot
 
 log = logging.getLogger("agentevals.langchain")
 
 
-class ScorerCallbackHandler(BaseCallbackHandler):
+class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
     """Capture each root run (chain, agent, graph) as one ``Run`` and hand it to a scoring engine.
 
     Attach it with ``config={"callbacks": [handler]}`` or ``runnable.with_config(callbacks=[handler])``.
@@ -48,7 +48,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         *,
         scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,
         sinks: Sequence[Any] | None = None,
-        engine: Any = None,
+        engine: Engine | None = None,
         sampling: float | Mapping[str, Any] | None = None,
         entity: str | None = None,
         score_errors: bool = False,
@@ -56,9 +56,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
     ) -> None:
         if max_open_runs < 1:
             raise ValueError(f"max_open_runs must be >= 1, got {max_open_runs!r}")
-        self.engine = build_engine(
-            engine=engine, scorers=scorers, sinks=sinks, sampling=sampling, owner="ScorerCallbackHandler"
-        )
+        LiveScoring.__init__(self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling)
         self.entity = entity
         self.score_errors = score_errors
         self.max_open_runs = max_open_runs
@@ -75,18 +73,6 @@ class ScorerCallbackHandler(BaseCallbackHandler):
         """Root runs started and not yet ended (their captured data is still in memory)."""
         with self._lock:
             return len(self._traces)
-
-    def flush(self, timeout: float = 30.0) -> bool:
-        """Wait until every submitted run is scored and written to the sinks."""
-        return bool(self.engine.flush(timeout))
-
-    async def aflush(self, timeout: float = 30.0) -> bool:
-        """:meth:`flush` for async code."""
-        return bool(await self.engine.aflush(timeout))
-
-    def shutdown(self, timeout: float = 30.0) -> Any:
-        """Flush and stop the engine."""
-        return self.engine.shutdown(timeout)
 
     # -- bookkeeping --------------------------------------------------------------------------------
 
@@ -165,7 +151,7 @@ class ScorerCallbackHandler(BaseCallbackHandler):
             trace.inputs = snapshot(inputs)
         # The Run is built on the engine's thread, and only if sampled.
         finished = trace.seal(outputs, error=error, entity=self.entity, ended=time.perf_counter())
-        submit_deferred(self.engine, finished, run_id=finished.root_id, trace_id=finished.root_id)
+        self.submit_lazy(finished, run_id=finished.root_id, trace_id=finished.root_id)
 
     # -- chains -------------------------------------------------------------------------------------
 

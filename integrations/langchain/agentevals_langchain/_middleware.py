@@ -16,7 +16,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain.agents.middleware.types import PrivateStateAttr
 
 from agentevals import Scorer
-from agentevals._decorator import build_engine, submit_deferred
+from agentevals.live import Engine, LiveScoring
 from agentevals_langchain._recorder import Trace
 
 log = logging.getLogger("agentevals.langchain")
@@ -35,7 +35,7 @@ class ScoringState(AgentState[Any]):
     agentevals_run: NotRequired[Annotated[dict[str, Any], PrivateStateAttr, _merge]]
 
 
-class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
+class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
     """Score a ``create_agent`` agent's runs: ``create_agent(..., middleware=[ScoringMiddleware(...)])``.
 
     After each run it copies the final messages (plus the system prompt, tool timings and errors and
@@ -56,16 +56,13 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
         *,
         scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,
         sinks: Sequence[Any] | None = None,
-        engine: Any = None,
+        engine: Engine | None = None,
         sampling: float | Mapping[str, Any] | None = None,
         entity: str | None = None,
         name: str | None = None,
         max_open_runs: int = 10_000,
     ) -> None:
-        super().__init__()
-        self.engine = build_engine(
-            engine=engine, scorers=scorers, sinks=sinks, sampling=sampling, owner="ScoringMiddleware"
-        )
+        LiveScoring.__init__(self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling)
         self.entity = entity
         number = next(_instances)
         # create_agent requires distinct middleware names; several scoring middlewares may coexist.
@@ -77,18 +74,6 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
     @property
     def name(self) -> str:
         return self._name
-
-    def flush(self, timeout: float = 30.0) -> bool:
-        """Wait until every submitted run is scored and written to the sinks."""
-        return bool(self.engine.flush(timeout))
-
-    async def aflush(self, timeout: float = 30.0) -> bool:
-        """:meth:`flush` for async code."""
-        return bool(await self.engine.aflush(timeout))
-
-    def shutdown(self, timeout: float = 30.0) -> Any:
-        """Flush and stop the engine."""
-        return self.engine.shutdown(timeout)
 
     # -- node hooks ---------------------------------------------------------------------------------
 
@@ -230,7 +215,7 @@ class ScoringMiddleware(AgentMiddleware[ScoringState, Any, Any]):
         outputs = {"messages": list(state.get("messages") or [])}
         entity, ended = self.entity or _agent_name(), time.perf_counter()
         finished = trace.seal(outputs, error=None, entity=entity, ended=ended)
-        submit_deferred(self.engine, finished, run_id=finished.root_id, trace_id=finished.root_id)
+        self.submit_lazy(finished, run_id=finished.root_id, trace_id=finished.root_id)
 
 
 def _root_run_id(runtime: Any) -> uuid.UUID | None:

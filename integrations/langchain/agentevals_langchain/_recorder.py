@@ -17,8 +17,14 @@ from uuid import UUID
 
 from langchain_core.messages import BaseMessage
 
-from agentevals import Message, Run, messages_from_langchain
-from agentevals._convert import LangChainParts, langchain_parts, messages_from_parts, parse_json_text
+from agentevals import Message, Run
+from agentevals.live import (
+    LangChainParts,
+    langchain_parts,
+    messages_from_langchain,
+    messages_from_parts,
+    parse_json_text,
+)
 
 # Metadata keys LangChain/LangGraph add themselves: not the user's, so not copied into Run.metadata.
 _INTERNAL_PREFIXES = ("langgraph_", "ls_", "lc_", "checkpoint_", "__")

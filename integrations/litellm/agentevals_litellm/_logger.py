@@ -7,10 +7,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from litellm.integrations.custom_logger import CustomLogger
+from agentevals import Run, Scorer
+from agentevals.live import Engine, LiveScoring, import_litellm, is_scoring
 
-from agentevals import Run, Scorer, is_scoring
-from agentevals._decorator import build_engine, submit_safely
+import_litellm()  # before LiteLLM's own import runs: the bundled price list, no network fetch
+from litellm.integrations.custom_logger import CustomLogger  # noqa: E402
 
 log = logging.getLogger("agentevals.litellm")
 
@@ -21,7 +22,7 @@ _JUDGE_KEYS = (SKIP_KEY, "agentevals_judge")
 _CALL_TYPES = {"completion", "acompletion"}
 
 
-class ScoringLogger(CustomLogger):
+class ScoringLogger(LiveScoring, CustomLogger):
     """Score raw LiteLLM chat calls: ``litellm.callbacks = [ScoringLogger(scorers=..., sinks=...)]``.
 
     Each successful ``completion``/``acompletion`` becomes one ``Run``: the request messages are the
@@ -44,30 +45,16 @@ class ScoringLogger(CustomLogger):
         *,
         scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,
         sinks: Sequence[Any] | None = None,
-        engine: Any = None,
+        engine: Engine | None = None,
         sampling: float | Mapping[str, Any] | None = None,
         entity: str | None = None,
         score_errors: bool = False,
     ) -> None:
-        super().__init__()
-        self.engine = build_engine(
-            engine=engine, scorers=scorers, sinks=sinks, sampling=sampling, owner="ScoringLogger"
-        )
+        LiveScoring.__init__(self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling)
+        CustomLogger.__init__(self)
         self.entity = entity
         self.score_errors = score_errors
         self.skipped = 0
-
-    def flush(self, timeout: float = 30.0) -> bool:
-        """Wait until every submitted run is scored and written to the sinks."""
-        return bool(self.engine.flush(timeout))
-
-    async def aflush(self, timeout: float = 30.0) -> bool:
-        """:meth:`flush` for async code."""
-        return bool(await self.engine.aflush(timeout))
-
-    def shutdown(self, timeout: float = 30.0) -> Any:
-        """Flush and stop the engine."""
-        return self.engine.shutdown(timeout)
 
     # -- LiteLLM hooks: sync calls log on a LiteLLM thread, async calls on the caller's loop ----------
 
@@ -100,7 +87,7 @@ class ScoringLogger(CustomLogger):
             log.exception("agentevals: could not capture a LiteLLM call; it is not scored")
             return
         if run is not None:
-            submit_safely(self.engine, run)
+            self.submit(run)
 
     def _skip(self, kwargs: Mapping[str, Any]) -> bool:
         if is_scoring():

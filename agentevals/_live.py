@@ -1,0 +1,177 @@
+"""What every live integration shares: the engine it feeds, its wiring, and submits that never raise."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+
+from agentevals._messages import AgentInput
+from agentevals._run import Run, looks_like_agent_input
+from agentevals._scorer import Scorer
+
+if TYPE_CHECKING:
+    from agentevals._engine import EngineStats
+
+log = logging.getLogger("agentevals.capture")
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What an integration needs of a scoring engine; :class:`~agentevals.ScoringEngine` is one.
+
+    ``flush`` and ``shutdown`` return something truthy when every submitted run was scored and stored;
+    ``stats`` counts what happened to the runs and records.
+    An engine may also offer ``submit_lazy(build, *, run_id, trace_id)``, which builds the run only once
+    a scorer has sampled it (see :meth:`LiveScoring.submit_lazy`).
+    """
+
+    def submit(self, run: Run) -> bool: ...
+
+    def flush(self, timeout: float = 30.0) -> Any: ...
+
+    async def aflush(self, timeout: float = 30.0) -> Any: ...
+
+    def shutdown(self, timeout: float = 30.0) -> Any: ...
+
+    def stats(self) -> EngineStats: ...
+
+
+def scorer_specs(scorers: Any, sampling: Any = None) -> Any:
+    """The engine's ``scorers=`` with a default ``sampling`` applied to every entry that sets none.
+
+    ``sampling`` is anything the engine accepts (a rate such as ``0.5``, ``{"type": "ratio", "rate": 0.5}``,
+    a callable ``(run) -> bool``); entries given as ``ScorerEntry`` objects keep their own.
+    """
+    if sampling is None:
+        return scorers
+
+    def with_default(value: Any) -> Any:
+        if isinstance(value, Scorer):
+            return {"scorer": value, "sampling": sampling}
+        if isinstance(value, Mapping) and "sampling" not in value:
+            return {**value, "sampling": sampling}
+        return value
+
+    if isinstance(scorers, Scorer):
+        return [with_default(scorers)]
+    if isinstance(scorers, Mapping):
+        return {key: with_default(value) for key, value in scorers.items()}
+    if isinstance(scorers, Sequence) and not isinstance(scorers, str):
+        return [with_default(value) for value in scorers]
+    return scorers
+
+
+def build_engine(
+    *,
+    engine: Engine | None = None,
+    scorers: Any = None,
+    sinks: Sequence[Any] | None = None,
+    sampling: Any = None,
+    owner: str = "this integration",
+) -> Engine:
+    """Return ``engine`` as given, or a new ``ScoringEngine`` for ``scorers`` and ``sinks``."""
+    if engine is not None:
+        if scorers is not None or sinks is not None or sampling is not None:
+            raise ValueError(
+                f"{owner}: pass either engine= or scorers=/sinks=/sampling=, not both "
+                "(configure scorers and sinks on the engine instead)"
+            )
+        if not callable(getattr(engine, "submit", None)):
+            raise TypeError(f"{owner}: engine= must have a submit(run) method, got {engine!r}")
+        return engine
+    if scorers is None:
+        raise ValueError(f"{owner} needs scorers={{...}} (and usually sinks=[...]) or a ready engine=")
+    from agentevals._engine import ScoringEngine
+
+    # sinks=None keeps the engine's default; sinks=[] means "no sinks" and is passed as such.
+    return ScoringEngine(scorer_specs(scorers, sampling), sinks=sinks)
+
+
+class LiveScoring:
+    """The base of every live integration: it owns the engine and hands it runs without ever raising.
+
+    Give it either a ready ``engine=`` (shared by several integrations) or ``scorers=`` and ``sinks=``
+    (plus a default ``sampling=`` for entries that set none) and it builds a
+    :class:`~agentevals.ScoringEngine`. Subclasses capture runs and call :meth:`submit` or
+    :meth:`submit_lazy`; users call :meth:`flush` before reading results and :meth:`shutdown` at exit.
+
+    >>> from agentevals import Run, create_scorer
+    >>> from agentevals.live import LiveScoring
+    >>> from agentevals.sinks import MemorySink
+    >>> class Echo(LiveScoring):
+    ...     def capture(self, prompt: str, reply: str) -> None:
+    ...         self.submit(Run(input=prompt, output=reply))
+    >>> memory = MemorySink()
+    >>> short = create_scorer(id="short").generate_score(lambda run, **_: float(len(run.output_text) < 9))
+    >>> echo = Echo(scorers=[short], sinks=[memory])
+    >>> echo.capture("hi", "hello")
+    >>> bool(echo.flush()), memory.records[0].score
+    (True, 1.0)
+    """
+
+    engine: Engine
+    #: How error messages about this integration's arguments name it (default: the class name).
+    label: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        *,
+        scorers: Mapping[str, Any] | Sequence[Scorer] | Scorer | None = None,
+        sinks: Sequence[Any] | None = None,
+        engine: Engine | None = None,
+        sampling: float | Mapping[str, Any] | Callable[[Run], bool] | None = None,
+    ) -> None:
+        self.engine = build_engine(
+            engine=engine,
+            scorers=scorers,
+            sinks=sinks,
+            sampling=sampling,
+            owner=self.label or type(self).__name__,
+        )
+
+    def flush(self, timeout: float = 30.0) -> Any:
+        """Wait until every submitted run is scored and written to the sinks (truthy when it was)."""
+        return self.engine.flush(timeout)
+
+    async def aflush(self, timeout: float = 30.0) -> Any:
+        """:meth:`flush` for async code."""
+        return await self.engine.aflush(timeout)
+
+    def shutdown(self, timeout: float = 30.0) -> Any:
+        """Flush and stop the engine."""
+        return self.engine.shutdown(timeout)
+
+    def submit(self, run: Run) -> bool:
+        """Hand ``run`` to the engine; log (never raise) if the engine fails."""
+        return submit_safely(self.engine, run)
+
+    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None) -> bool:
+        """Hand the engine a run to build only if a scorer samples it; log (never raise) on failure."""
+        try:
+            lazy = getattr(self.engine, "submit_lazy", None)
+            if lazy is not None:
+                return bool(lazy(build, run_id=run_id, trace_id=trace_id))
+            return bool(self.engine.submit(build()))
+        except Exception:
+            log.exception("agentevals: could not submit run %s for scoring", run_id)
+            return False
+
+
+def submit_safely(engine: Engine, run: Run) -> bool:
+    """Hand ``run`` to ``engine``; log (never raise) if the engine fails."""
+    try:
+        return bool(engine.submit(run))
+    except Exception:
+        log.exception("agentevals: could not submit run %s for scoring", run.run_id)
+        return False
+
+
+def as_agent_input(value: Any) -> AgentInput | None:
+    """``value`` as an :class:`~agentevals.AgentInput` when it is one or a mapping of its fields, else
+    ``None`` (a mapping that is some graph's own state)."""
+    if isinstance(value, AgentInput):
+        return value
+    if isinstance(value, Mapping) and looks_like_agent_input(value):
+        return AgentInput.model_validate(value)
+    return None

@@ -1,0 +1,5 @@
+"""Every exception agentevals raises (the hierarchy is drawn in :mod:`agentevals._errors`)."""
+
+from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, RunBuildError, ScorerError
+
+__all__ = ["AgentEvalsError", "JudgeError", "JudgeOutputError", "RunBuildError", "ScorerError"]

@@ -1,0 +1,5 @@
+"""What scoring produces: a scorer's result, the stored record, an error record and a judge call."""
+
+from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
+
+__all__ = ["JudgeCall", "ScoreFailure", "ScoreRecord", "ScoreResult"]

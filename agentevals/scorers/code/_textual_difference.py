@@ -1,0 +1,47 @@
+"""Textual difference: LCS similarity ratio of input and output, with change counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import StepResults
+from agentevals.scorers._plain import as_dict
+from agentevals.scorers._run_text import input_text, output_text
+from agentevals.scorers._text import textual_difference
+
+_ID = "textual_difference"
+
+
+def _preprocess(run: Run) -> dict[str, Any]:
+    return as_dict(textual_difference(input_text(run, _ID), output_text(run, _ID)))
+
+
+def _score(results: StepResults) -> float:
+    ratio: float = results.preprocess_step_result["ratio"]
+    return ratio
+
+
+def create_textual_difference_scorer() -> Scorer:
+    """Score ``2·LCS / (len(input) + len(output))``, the character-level similarity ratio.
+
+    Also records ``changes`` (word-level edits), ``length_diff`` (relative length difference) and
+    ``confidence`` (``1 - length_diff``); see :func:`agentevals.scorers._text.textual_difference`.
+    Case and whitespace count. Equal texts score 1; exactly one empty text scores 0.
+
+    >>> result = create_textual_difference_scorer().run_sync(
+    ...     input="The quick brown fox", output="The quick brown cat")
+    >>> round(result.score, 4), result.preprocess_step_result["changes"]
+    (0.8421, 1)
+    """
+    return (
+        create_scorer(
+            id=_ID,
+            name="Textual Difference Scorer",
+            description="Character-level similarity ratio (longest common subsequence) of input and output",
+            type="agent",
+        )
+        .preprocess(_preprocess)
+        .generate_score(_score)
+    )

@@ -1,0 +1,179 @@
+"""Tool call accuracy (code): did the agent call the expected tool, or the expected tools in order?"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import StepResults
+from agentevals.scorers._args_match import ArgsMatch, match_args, validate_args_match
+from agentevals.utils import extract_tool_calls
+
+_ID = "tool_call_accuracy_code"
+
+
+def is_subsequence(actual: Sequence[Any], expected: Sequence[Any], matches: Any = None) -> bool:
+    """Whether ``expected`` occurs in ``actual`` in order, other items allowed in between.
+
+    Greedy earliest matching is optimal for subsequences, so ``[B, A, B]`` contains ``[A, B]``.
+    ``matches(actual_item, expected_item)`` defaults to equality.
+    """
+    position = 0
+    for item in actual:
+        if position == len(expected):
+            break
+        if (item == expected[position]) if matches is None else matches(item, expected[position]):
+            position += 1
+    return position == len(expected)
+
+
+def _validated_tools(expected_tool: Any, expected_tool_order: Any) -> tuple[str | None, list[str] | None]:
+    if expected_tool is not None and (not isinstance(expected_tool, str) or not expected_tool):
+        raise ValueError(f"expected_tool must be a non-empty tool name, got {expected_tool!r}")
+    order: list[str] | None = None
+    if expected_tool_order is not None:
+        if isinstance(expected_tool_order, str) or not isinstance(expected_tool_order, Sequence):
+            raise ValueError("expected_tool_order must be a list of tool names, e.g. ['search', 'summarize']")
+        if not all(isinstance(t, str) and t for t in expected_tool_order):
+            raise ValueError(
+                f"expected_tool_order must contain non-empty tool names, got {expected_tool_order!r}"
+            )
+        order = list(expected_tool_order) or None
+    if expected_tool is None and order is None:
+        raise ValueError("Either expected_tool or expected_tool_order must be provided")
+    return expected_tool, order
+
+
+def _validated_args(expected_args: Any, tools: set[str]) -> dict[str, Mapping[str, Any]] | None:
+    if expected_args is None:
+        return None
+    if not isinstance(expected_args, Mapping) or not all(
+        isinstance(v, Mapping) for v in expected_args.values()
+    ):
+        raise ValueError(
+            "expected_args must map tool names to argument dicts, e.g. {'weather': {'city': 'Paris'}}"
+        )
+    unknown = sorted(set(expected_args) - tools)
+    if unknown:
+        raise ValueError(
+            f"expected_args names tools that are not expected: {unknown}; expected tools: {sorted(tools)}"
+        )
+    return dict(expected_args)
+
+
+def create_tool_call_accuracy_scorer_code(
+    *,
+    expected_tool: str | None = None,
+    strict_mode: bool = False,
+    expected_tool_order: Sequence[str] | None = None,
+    expected_args: Mapping[str, Mapping[str, Any]] | None = None,
+    args_match: ArgsMatch = "exact",
+) -> Scorer:
+    """Binary score (0 or 1) of whether the agent called the right tool(s).
+
+    * Single tool (``expected_tool``): lenient mode passes if the tool was called at all; with
+      ``strict_mode=True`` it must be the only call.
+    * Order (``expected_tool_order``, takes precedence): with ``strict_mode=True`` the calls must
+      be exactly that sequence; otherwise the expected tools must appear in that relative order,
+      other calls allowed in between. This is a proper subsequence check: Mastra compares the
+      *first* occurrence of each tool, so ``[B, A, B]`` fails ``[A, B]`` there and passes here.
+    * Arguments (beyond Mastra): ``expected_args={"weather": {"city": "Paris"}}`` also requires
+      a call to match those arguments, compared with ``args_match`` — ``"exact"`` (default),
+      ``"subset"`` (extra actual arguments allowed), ``"ignore"``, or a callable
+      ``(expected, actual) -> bool``. Calls of a tool with the wrong arguments do not count.
+
+    No tool call at all scores 0. The run needs input messages and a non-empty output, else the
+    step fails with "Input and output messages cannot be null or empty".
+
+    >>> from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+    >>> run = create_agent_test_run(
+    ...     input_messages=["What is the weather like in New York today?"],
+    ...     output=[create_test_message("Let me check.", role="assistant", tool_invocations=[
+    ...         create_tool_invocation(tool_name="weather-tool", args={"location": "New York"})])])
+    >>> create_tool_call_accuracy_scorer_code(expected_tool="weather-tool").run_sync(run).score
+    1.0
+    >>> create_tool_call_accuracy_scorer_code(
+    ...     expected_tool="weather-tool", expected_args={"weather-tool": {"location": "Paris"}}
+    ... ).run_sync(run).score
+    0.0
+    """
+    tool, order = _validated_tools(expected_tool, expected_tool_order)
+    if not isinstance(strict_mode, bool):
+        raise ValueError(f"strict_mode must be True or False, got {strict_mode!r}")
+    expected = _validated_args(expected_args, {t for t in (tool, *(order or ())) if t})
+    mode = validate_args_match(args_match)
+
+    def call_matches(call: tuple[str, Mapping[str, Any]], name: str) -> bool:
+        if call[0] != name:
+            return False
+        wanted = expected.get(name) if expected else None
+        return wanted is None or match_args(wanted, call[1], mode)
+
+    def preprocess(run: Run) -> dict[str, Any]:
+        if not run.input_messages or run.output is None or run.output == [] or run.output == "":
+            raise ValueError("Input and output messages cannot be null or empty")
+        tools, infos = extract_tool_calls(run.output)
+        messages = run.output_messages
+        calls = [
+            (i.tool_name, messages[i.message_index].tool_invocations[i.invocation_index].args) for i in infos
+        ]
+        correct_tool = False
+        if tool is not None:
+            hits = [c for c in calls if call_matches(c, tool)]
+            correct_tool = len(calls) == 1 and len(hits) == 1 if strict_mode else bool(hits)
+        correct_order = None
+        if order is not None:
+            if strict_mode:
+                correct_order = len(calls) == len(order) and all(map(call_matches, calls, order))
+            else:
+                correct_order = is_subsequence(calls, order, call_matches)
+        mismatches = [
+            {"tool_name": name, "tool_call_id": info.tool_call_id, "args": args}
+            for (name, args), info in zip(calls, infos, strict=True)
+            if expected and name in expected and not call_matches((name, args), name)
+        ]
+        return {
+            "expected_tool": tool,
+            "actual_tools": tools,
+            "strict_mode": strict_mode,
+            "expected_tool_order": order,
+            "has_tool_calls": bool(tools),
+            "correct_tool_called": correct_tool,
+            "correct_order_called": correct_order,
+            "tool_call_infos": [info._asdict() for info in infos],
+            "expected_args": expected,
+            "args_mismatches": mismatches,
+        }
+
+    def score(results: StepResults) -> float:
+        found = results.preprocess_step_result
+        if not found["has_tool_calls"]:
+            return 0.0
+        if order is not None:
+            return 1.0 if found["correct_order_called"] else 0.0
+        return 1.0 if found["correct_tool_called"] else 0.0
+
+    def reason(results: StepResults, score: float) -> str:
+        found = results.preprocess_step_result
+        called = ", ".join(found["actual_tools"]) or "no tools"
+        target = f"the order [{', '.join(order)}]" if order is not None else f"'{tool}'"
+        strictness = " (strict)" if strict_mode else ""
+        text = f"Called {called}; expected {target}{strictness}: {'match' if score == 1 else 'no match'}."
+        if found["args_mismatches"]:
+            wrong = ", ".join(sorted({m["tool_name"] for m in found["args_mismatches"]}))
+            text += f" Arguments did not match for: {wrong}."
+        return text
+
+    description = (
+        f"Whether the agent called tools in the order [{', '.join(order)}]"
+        if order is not None
+        else f"Whether the agent selected the correct tool ({tool})"
+    )
+    return (
+        create_scorer(id=_ID, name="Tool Call Accuracy Scorer", description=description, type="agent")
+        .preprocess(preprocess)
+        .generate_score(score)
+        .generate_reason(reason)
+    )

@@ -1,0 +1,110 @@
+"""Factuality: an LLM judge of whether the output's facts agree with the expected answer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agentevals._judge._judge import Judge
+from agentevals._run import Run
+from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import PromptStep
+from agentevals.scorers.llm._common import check_scale, make_judge, merge_options
+
+Relation = Literal["subset", "superset", "same", "conflict", "equivalent"]
+
+RELATION_SCORES: dict[str, float] = {
+    "subset": 0.4,
+    "superset": 0.6,
+    "same": 1.0,
+    "conflict": 0.0,
+    "equivalent": 1.0,
+}
+"""How each relation between submitted and expected answer scores (a fact from autoevals' rubric)."""
+
+INSTRUCTIONS = (
+    "You check answers against a reference answer written by an expert. You compare facts only: "
+    "ignore style, grammar, formatting and wording. You are precise and never invent facts."
+)
+
+
+class FactualityVerdict(BaseModel):
+    relation: Relation = Field(
+        description="subset | superset | same | conflict | equivalent (see the prompt)"
+    )
+    reason: str = Field(description="One or two sentences naming the facts that decided it")
+
+
+def _prompt(run: Run) -> str:
+    if run.ground_truth is None:
+        raise ValueError("factuality compares the output with ground_truth, but the run has none")
+    return f"""Compare the factual content of a submitted answer with an expert's reference answer.
+
+Question:
+{run.input_text}
+
+Reference answer (expert):
+{run.ground_truth}
+
+Submitted answer:
+{run.output_text}
+
+Choose the one relation that fits best:
+- "subset": the submission states only some of the reference's facts and contradicts none of them.
+- "superset": the submission states all of the reference's facts plus further facts that do not
+  contradict it.
+- "same": the submission states the same facts as the reference.
+- "conflict": the submission contradicts the reference on at least one fact.
+- "equivalent": the two differ, but only in ways that do not matter for answering the question.
+
+Return the relation and a short reason."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FactualityOptions:
+    """``scale``: the score of a fully agreeing answer (default 1)."""
+
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_scale("factuality", self.scale)
+
+
+def create_factuality_scorer(
+    model: str | Judge, options: FactualityOptions | Mapping[str, Any] | None = None, **option_kwargs: Any
+) -> Scorer:
+    """Score 0–1 (times ``scale``) for how well the output's facts agree with ``ground_truth``.
+
+    ``model`` is a LiteLLM model string or a configured :class:`~agentevals.Judge`. The judge names the
+    relation of the two answers (subset 0.4, superset 0.6, same or equivalent 1, conflict 0).
+
+    >>> create_factuality_scorer("openai/gpt-4o-mini").id
+    'factuality'
+    """
+    opts = merge_options(FactualityOptions, options, option_kwargs)
+    judge = make_judge(model, INSTRUCTIONS)
+    return (
+        create_scorer(
+            id="factuality",
+            description="Factual agreement of the output with the expected answer",
+            judge=judge,
+        )
+        .analyze(
+            PromptStep(
+                description="Classify how the output's facts relate to the reference answer",
+                create_prompt=_prompt,
+                output_schema=FactualityVerdict,
+            )
+        )
+        .generate_score(
+            lambda results, **_: RELATION_SCORES[results.analyze_step_result.relation] * opts.scale
+        )
+        .generate_reason(
+            lambda results, **_: (
+                f"{results.analyze_step_result.relation}: {results.analyze_step_result.reason}"
+            )
+        )
+    )

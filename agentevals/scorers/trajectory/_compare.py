@@ -1,0 +1,175 @@
+"""Pure trajectory measures: accuracy against an expectation, efficiency, blacklist, tool failures.
+
+Scores are in [0, 1], rounded to two decimals. Where these differ from Mastra's
+``compareTrajectories`` and friends, it is to count correctly:
+
+* ``relaxed`` ordering finds the longest in-order match (a longest common subsequence);
+  Mastra matches greedily, so expected ``[X, A, B]`` against actual ``[A, B, X]`` scores
+  1/3 there and 2/3 here.
+* ``unordered``/``superset``/``subset`` pair expected and actual steps with a maximum
+  matching; greedy pairing can miss pairs when one expected step is more specific than another.
+* Step data (``tool_args``, ``status``, ...) set on an expected step is always compared, not
+  only when the expected step also names a ``step_type``; objects are compared regardless
+  of key order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentevals.scorers._args_match import ArgsMatch, json_equal, match_args
+from agentevals.scorers.trajectory._model import (
+    DATA_FIELDS,
+    ExpectedStep,
+    Ordering,
+    Trajectory,
+    TrajectoryStep,
+)
+from agentevals.utils import round_to_two_decimals
+
+_DATA_FIELDS = frozenset(DATA_FIELDS)
+
+
+def _clamp(score: float) -> float:
+    return round_to_two_decimals(max(0.0, min(1.0, score)))
+
+
+def step_matches(actual: TrajectoryStep, expected: ExpectedStep, args_match: ArgsMatch = "exact") -> bool:
+    """Same name, same ``step_type`` if the expectation names one, and every data field it sets."""
+    if actual.name != expected.name:
+        return False
+    if expected.step_type is not None and actual.step_type != expected.step_type:
+        return False
+    for field in expected.model_fields_set & _DATA_FIELDS:
+        wanted = getattr(expected, field)
+        if wanted is None:
+            continue
+        got = getattr(actual, field)
+        if got is None:
+            return False
+        same = match_args(wanted, got, args_match) if field == "tool_args" else json_equal(wanted, got)
+        if not same:
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryComparison:
+    score: float
+    matched_steps: int
+    total_expected_steps: int
+    total_actual_steps: int
+    missing_steps: list[str]
+    extra_steps: list[str]
+    out_of_order_steps: list[str]
+    repeated_steps: list[str]
+
+
+def _in_order(
+    actual: Sequence[TrajectoryStep], expected: Sequence[ExpectedStep], args: ArgsMatch
+) -> set[int]:
+    """Indices of expected steps in a longest in-order match (LCS with the step predicate)."""
+    rows, cols = len(expected), len(actual)
+    table = [[0] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(rows - 1, -1, -1):
+        for j in range(cols - 1, -1, -1):
+            if step_matches(actual[j], expected[i], args):
+                table[i][j] = table[i + 1][j + 1] + 1
+            else:
+                table[i][j] = max(table[i + 1][j], table[i][j + 1])
+    matched: set[int] = set()
+    i = j = 0
+    while i < rows and j < cols:
+        if step_matches(actual[j], expected[i], args) and table[i][j] == table[i + 1][j + 1] + 1:
+            matched.add(i)
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return matched
+
+
+def _paired(
+    actual: Sequence[TrajectoryStep], expected: Sequence[ExpectedStep], args: ArgsMatch
+) -> dict[int, int]:
+    """A maximum one-to-one pairing expected index → actual index (augmenting paths)."""
+    options = [[j for j, step in enumerate(actual) if step_matches(step, want, args)] for want in expected]
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in options[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    for i in range(len(expected)):
+        augment(i, set())
+    return {i: j for j, i in owner.items()}
+
+
+def compare_trajectories(
+    actual: Trajectory,
+    expected: Sequence[ExpectedStep],
+    *,
+    ordering: Ordering = "relaxed",
+    allow_repeated_steps: bool = True,
+    args_match: ArgsMatch = "exact",
+) -> TrajectoryComparison:
+    """Compare the top-level steps of ``actual`` with ``expected``.
+
+    * ``strict``: position by position; ``matched / expected``, minus half the relative number of
+      extra steps.
+    * ``relaxed``: expected steps in order, others allowed in between; ``matched / expected``.
+    * ``unordered`` (alias ``superset``): every expected step present, any order, extras allowed.
+    * ``subset``: every actual step must be an expected one; ``matched / actual`` (1 if no steps).
+
+    With ``allow_repeated_steps=False`` each step name used more than once costs 0.1. No expected
+    steps scores 1 only if there are no actual steps either.
+    """
+    steps = actual.steps
+    actual_names = [s.name for s in steps]
+    expected_names = [s.name for s in expected]
+    repeated = [name for name, count in Counter(actual_names).items() if count > 1]
+    expected_set = set(expected_names)
+    extra = [name for name in actual_names if name not in expected_set]
+    out_of_order: list[str] = []
+    if not expected:
+        score = 1.0 if not steps else 0.0
+        return TrajectoryComparison(score, 0, 0, len(steps), [], actual_names, [], repeated)
+    if ordering == "strict":
+        hits = {
+            i
+            for i in range(min(len(steps), len(expected)))
+            if step_matches(steps[i], expected[i], args_match)
+        }
+        out_of_order = [
+            name
+            for i, name in enumerate(actual_names)
+            if name in expected_set and (i >= len(expected) or name != expected_names[i])
+        ]
+        score = len(hits) / len(expected)
+        if len(steps) > len(expected):
+            score -= 0.5 * (len(steps) - len(expected)) / len(expected)
+    elif ordering == "relaxed":
+        hits = _in_order(steps, expected, args_match)
+        present = set(actual_names)
+        out_of_order = [name for i, name in enumerate(expected_names) if i not in hits and name in present]
+        score = len(hits) / len(expected)
+    else:
+        hits = set(_paired(steps, expected, args_match))
+        if ordering == "subset":
+            score = len(hits) / len(steps) if steps else 1.0
+        else:
+            score = len(hits) / len(expected)
+    if not allow_repeated_steps:
+        score -= 0.1 * len(repeated)
+    missing = [name for i, name in enumerate(expected_names) if i not in hits]
+    return TrajectoryComparison(
+        _clamp(score), len(hits), len(expected), len(steps), missing, extra, out_of_order, repeated
+    )

@@ -1,0 +1,146 @@
+"""Trajectory accuracy, efficiency, blacklist and tool-failure scorers."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentevals import Run, ScorerError
+from agentevals.scorers import (
+    TrajectoryExpectation,
+    create_tool_failures_scorer,
+    create_trajectory_accuracy_scorer_code,
+    create_trajectory_blacklist_scorer,
+    create_trajectory_efficiency_scorer,
+)
+from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+
+
+def _steps(*names: str) -> list[dict[str, str]]:
+    return [{"name": n} for n in names]
+
+
+def test_accuracy_with_static_expectation() -> None:
+    scorer = create_trajectory_accuracy_scorer_code(
+        {
+            "steps": [
+                {"stepType": "tool_call", "name": "search"},
+                {"stepType": "tool_call", "name": "summarize"},
+            ]
+        },
+        ordering="relaxed",
+    )
+    assert (scorer.id, scorer.type) == ("trajectory_accuracy_code", "trajectory")
+    assert "search → summarize" in scorer.description
+    result = scorer.run_sync(input="q", output=_steps("search", "summarize", "extra"))
+    assert result.score == 1.0
+    found = result.preprocess_step_result
+    assert found["actual_step_names"] == ["search", "summarize", "extra"]
+    assert found["comparison"]["extra_steps"] == ["extra"]
+    assert result.reason == "2/2 expected steps matched (relaxed); extra: extra."
+
+
+def test_accuracy_reads_tool_calls_from_messages() -> None:
+    run = create_agent_test_run(
+        input_messages=["Find and summarize"],
+        output=[
+            create_test_message(
+                "Done.",
+                role="assistant",
+                tool_invocations=[
+                    create_tool_invocation(tool_name="search", args={"q": "x"}),
+                    create_tool_invocation(tool_name="summarize"),
+                ],
+            )
+        ],
+    )
+    scorer = create_trajectory_accuracy_scorer_code(
+        [{"name": "search", "toolArgs": {"q": "x"}}, "summarize"], ordering="strict"
+    )
+    assert scorer.run_sync(run).score == 1.0
+
+
+def test_item_expectation_and_overrides() -> None:
+    scorer = create_trajectory_accuracy_scorer_code()
+    run = Run(
+        input="q", output=_steps("b", "a"), expected_trajectory={"steps": ["a", "b"], "ordering": "unordered"}
+    )
+    result = scorer.run_sync(run)
+    assert result.score == 1.0 and result.preprocess_step_result["ordering"] == "unordered"
+    strict_item = Run(
+        input="q", output=_steps("b", "a"), expected_trajectory={"steps": ["a", "b"], "ordering": "strict"}
+    )
+    assert scorer.run_sync(strict_item).score == 0.0
+    repeats = Run(
+        input="q",
+        output=_steps("a", "a", "b"),
+        expected_trajectory=TrajectoryExpectation.model_validate(
+            {"steps": ["a", "b"], "allowRepeatedSteps": False}
+        ),
+    )
+    assert scorer.run_sync(repeats).score == 0.9
+
+
+def test_static_expectation_wins_over_item_steps() -> None:
+    scorer = create_trajectory_accuracy_scorer_code(["a"])
+    run = Run(input="q", output=_steps("a"), expected_trajectory=["zzz"])
+    assert scorer.run_sync(run).score == 1.0
+
+
+def test_args_match_option() -> None:
+    output = [{"name": "get", "toolArgs": {"id": 1, "verbose": True}}]
+    expected = [{"name": "get", "toolArgs": {"id": 1}}]
+    assert create_trajectory_accuracy_scorer_code(expected).run_sync(input="q", output=output).score == 0.0
+    subset = create_trajectory_accuracy_scorer_code(expected, args_match="subset")
+    assert subset.run_sync(input="q", output=output).score == 1.0
+
+
+def test_missing_expectation_is_a_clear_error() -> None:
+    with pytest.raises(ScorerError, match="No expected trajectory"):
+        create_trajectory_accuracy_scorer_code().run_sync(input="q", output=_steps("a"))
+    with pytest.raises(ValueError, match="ordering must be one of"):
+        create_trajectory_accuracy_scorer_code(["a"], ordering="loose")  # type: ignore[arg-type]
+    with pytest.raises(ScorerError, match=r"run\.output"):
+        create_trajectory_accuracy_scorer_code(["a"]).run_sync(input="q", output=None)
+
+
+def test_efficiency_scorer() -> None:
+    scorer = create_trajectory_efficiency_scorer(max_steps=2)
+    assert scorer.id == "trajectory_efficiency"
+    assert scorer.run_sync(input="q", output=_steps("a", "b", "c")).score == 0.75
+    item = Run(input="q", output=_steps("a", "b", "c"), expected_trajectory={"maxSteps": 3})
+    assert scorer.run_sync(item).score == 1.0
+    redundant = [{"name": "s", "toolArgs": {"q": 1}}] * 3
+    assert create_trajectory_efficiency_scorer().run_sync(input="q", output=redundant).score == 0.6
+    with pytest.raises(ValueError, match="Invalid max_total_tokens budget"):
+        create_trajectory_efficiency_scorer(max_total_tokens=-5)
+    with pytest.raises(ScorerError, match="token budget"):
+        create_trajectory_efficiency_scorer(max_total_tokens=5).run_sync(input="q", output=_steps("a"))
+
+
+def test_blacklist_scorer() -> None:
+    scorer = create_trajectory_blacklist_scorer(
+        blacklisted_tools=["delete_all"], blacklisted_sequences=[["a", "b"]]
+    )
+    assert scorer.id == "trajectory_blacklist"
+    assert scorer.run_sync(input="q", output=_steps("search", "delete_all")).score == 0.0
+    assert scorer.run_sync(input="q", output=_steps("a", "x", "b")).score == 1.0
+    assert scorer.run_sync(input="q", output=_steps("a", "b")).score == 0.0
+    item = Run(input="q", output=_steps("search"), expected_trajectory={"blacklistedTools": ["search"]})
+    assert scorer.run_sync(item).preprocess_step_result["violated_tools"] == ["search"]
+    with pytest.raises(ValueError, match="list of lists"):
+        create_trajectory_blacklist_scorer(blacklisted_sequences=["ab"])
+
+
+def test_tool_failures_scorer() -> None:
+    scorer = create_tool_failures_scorer(max_retries_per_tool=1)
+    assert scorer.id == "tool_failures"
+    output = [{"name": "api", "success": False}] * 3 + [{"name": "api", "success": True}]
+    result = scorer.run_sync(input="q", output=output)
+    assert result.score == 0.6  # 3 retries, 2 beyond the limit
+    assert result.preprocess_step_result["patterns"][0]["eventually_succeeded"] is True
+    assert (
+        scorer.run_sync(Run(input="q", output=output, expected_trajectory={"maxRetriesPerTool": 3})).score
+        == 1.0
+    )
+    with pytest.raises(ValueError, match="non-negative integer"):
+        create_tool_failures_scorer(max_retries_per_tool=-1)
