@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -23,6 +23,7 @@ from agentevals._errors import JudgeError, JudgeOutputError
 from agentevals._judge import _litellm
 from agentevals._judge._parse import ReplyParseError, parse_reply
 from agentevals._judge._request import build_request
+from agentevals._judge._secrets import active_secrets, conceal, mask_exception, mask_text, secret_values
 from agentevals._result import JudgeCall
 
 log = logging.getLogger("agentevals.judge")
@@ -45,9 +46,16 @@ class Judge:
     5xx replies and replies that are not valid JSON for the step's schema; ``timeout`` bounds each
     attempt; at most ``max_concurrency`` calls run at once per event loop.
 
+    ``api_key`` is kept as a ``SecretStr``, and so are the credential entries of ``completion_kwargs``
+    (``*_key``, ``*token*``, ``*secret*``, ``password``, ``vertex_credentials``, and headers such as
+    ``Authorization`` or ``x-api-key`` in ``extra_headers``): they are revealed only to the LiteLLM
+    call, and masked in the repr, in error messages, call records and the judge's log lines.
+
     >>> judge = Judge(model="openai/gpt-4o-mini", instructions="You grade answers strictly.")
     >>> judge.max_attempts
     4
+    >>> Judge(model="openai/gpt-4o-mini", api_key="sk-123").api_key
+    SecretStr('**********')
     """
 
     model: str
@@ -60,7 +68,7 @@ class Judge:
     jitter: float = 0.25
     max_concurrency: int = 8
     api_base: str | None = None
-    api_key: str | None = None
+    api_key: SecretStr | str | None = None
     structured_output: bool = True
     completion_kwargs: Mapping[str, Any] = field(default_factory=dict)
     _limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
@@ -68,6 +76,13 @@ class Judge:
     )
 
     def __post_init__(self) -> None:
+        if isinstance(self.api_key, str):
+            object.__setattr__(self, "api_key", SecretStr(self.api_key))
+        elif self.api_key is not None and not isinstance(self.api_key, SecretStr):
+            raise TypeError("Judge(api_key=...) must be a string (or a pydantic SecretStr)")
+        if not isinstance(self.completion_kwargs, Mapping):
+            raise TypeError("Judge(completion_kwargs=...) must be a mapping of litellm.acompletion arguments")
+        object.__setattr__(self, "completion_kwargs", conceal(self.completion_kwargs))
         if not isinstance(self.model, str) or not self.model.strip():
             raise ValueError("Judge(model=...) needs a LiteLLM model string such as 'openai/gpt-4o-mini'")
         if not isinstance(self.instructions, str):
@@ -100,6 +115,18 @@ class Judge:
         step: str = "judge",
     ) -> JudgeReply:
         """Send ``prompt``; return the reply validated against ``schema`` (or the text if no schema)."""
+        secrets = self._secret_values()
+        if not secrets:
+            return await self._complete(prompt, schema, step, secrets)
+        token = active_secrets.set(secrets)  # for the log filter on LiteLLM's and the SDK's loggers
+        try:
+            return await self._complete(prompt, schema, step, secrets)
+        finally:
+            active_secrets.reset(token)
+
+    async def _complete(
+        self, prompt: str, schema: type[BaseModel] | None, step: str, secrets: tuple[str, ...]
+    ) -> JudgeReply:
         started = time.perf_counter()
         native = schema is not None and self.structured_output and _litellm.supports_native_schema(self.model)
         request = build_request(
@@ -130,7 +157,10 @@ class Judge:
             cost = _litellm.cost_of(response)
             if cost is not None:
                 costs.append(cost)
-            text = last_text = _litellm.reply_text(response)
+            text = _litellm.reply_text(response)
+            if text is not None and secrets:
+                text = mask_text(text, secrets)  # a reply that echoes the key must not store it
+            last_text = text
             if schema is None:
                 if text is None or not text.strip():
                     raise ReplyParseError("the judge returned an empty reply")
@@ -154,12 +184,13 @@ class Judge:
             retry=retry_if_exception_type((*_litellm.retryable_errors(), ReplyParseError)),
             wait=wait_exponential_jitter(multiplier=self.backoff, max=self.max_backoff, jitter=self.jitter),
             stop=stop_after_attempt(self.max_attempts),
-            before_sleep=self._log_retry,
+            before_sleep=lambda state: self._log_retry(state, secrets),
             reraise=True,
         )
         try:
             outcome: tuple[Any, str] = await retrying(attempt)
         except ReplyParseError as err:
+            mask_exception(err, secrets)
             raise JudgeOutputError(
                 f"judge {self.model!r} gave no valid output after {attempts} attempt(s): {err}",
                 model=self.model,
@@ -168,11 +199,15 @@ class Judge:
                 call=record(False, str(err)),
             ) from err
         except Exception as err:
+            # Providers echo a bad key ("Incorrect API key provided: sk-..."): masked in the exception
+            # itself (it stays chained), so in the message, the call record and any traceback.
+            mask_exception(err, secrets)
+            error = mask_text(f"{type(err).__name__}: {err}", secrets)
             raise JudgeError(
-                f"judge {self.model!r} failed after {attempts} attempt(s): {type(err).__name__}: {err}",
+                f"judge {self.model!r} failed after {attempts} attempt(s): {error}",
                 model=self.model,
                 attempts=attempts,
-                call=record(False, f"{type(err).__name__}: {err}"),
+                call=record(False, error),
             ) from err
         return JudgeReply(value=outcome[0], text=outcome[1], call=record(True))
 
@@ -183,14 +218,20 @@ class Judge:
             limit = self._limits[loop] = asyncio.Semaphore(self.max_concurrency)
         return limit
 
-    def _log_retry(self, state: RetryCallState) -> None:
+    def _secret_values(self) -> tuple[str, ...]:
+        """The plain values of this judge's credentials, to mask in every text that leaves it."""
+        return secret_values(self.api_key, self.completion_kwargs)
+
+    def _log_retry(self, state: RetryCallState, secrets: tuple[str, ...]) -> None:
         outcome = state.outcome
         error = outcome.exception() if outcome is not None else None
+        if error is not None:
+            mask_exception(error, secrets)
         log.warning(
             "judge %s attempt %d/%d failed (%s: %s); retrying",
             self.model,
             state.attempt_number,
             self.max_attempts,
             type(error).__name__,
-            error,
+            mask_text(str(error), secrets),
         )

@@ -8,12 +8,15 @@ import threading
 from types import ModuleType
 from typing import Any
 
+from agentevals._judge._secrets import install_log_filter, reveal
+
 _lock = threading.Lock()
 _module: ModuleType | None = None
 
 
 def litellm() -> ModuleType:
-    """Import and configure LiteLLM once: bundled cost map (no network fetch), no debug banners."""
+    """Import and configure LiteLLM once: bundled cost map (no network fetch), no debug banners, and
+    the judge's secrets masked in the request logs of LiteLLM and the SDKs under it."""
     global _module
     if _module is None:
         with _lock:
@@ -22,6 +25,7 @@ def litellm() -> ModuleType:
                 import litellm as module
 
                 module.suppress_debug_info = True
+                install_log_filter()
                 _module = module
     return _module
 
@@ -50,7 +54,8 @@ def supports_native_schema(model: str) -> bool:
 
 
 async def acompletion(request: dict[str, Any]) -> Any:
-    return await litellm().acompletion(**request)
+    """Call LiteLLM; the request's secrets are revealed here, and only here."""
+    return await litellm().acompletion(**reveal(request))
 
 
 def reply_text(response: Any) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 JUDGE_METADATA_KEY = "agentevals_judge"
 """Metadata flag set on every judge request sent through LiteLLM."""
@@ -37,13 +37,14 @@ def build_request(
     temperature: float | None,
     timeout: float,
     api_base: str | None,
-    api_key: str | None,
+    api_key: SecretStr | str | None,
     extra: dict[str, Any],
 ) -> dict[str, Any]:
     """Keyword arguments for ``litellm.acompletion``.
 
     LiteLLM's and the OpenAI SDK's own retries are switched off (``max_retries=0``): retries are ours,
-    so that they are counted, bounded and logged in one place.
+    so that they are counted, bounded and logged in one place. Secrets (``api_key``, the credential
+    entries of ``extra``) stay ``SecretStr`` here: ``_litellm.acompletion`` reveals them.
     """
     request: dict[str, Any] = {
         "model": model,

@@ -82,9 +82,13 @@ def as_reply(value: Reply | str | Mapping[str, Any] | list[Any]) -> Reply:
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """A chat-completions request the server received."""
+    """A chat-completions request the server received: its JSON body and its headers.
+
+    ``headers`` has lower-case names and is left out of the repr (it holds the ``authorization``).
+    """
 
     body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -226,7 +230,8 @@ def _handler_for(fake: FakeJudgeServer) -> type[BaseHTTPRequestHandler]:
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
                 return
-            reply = fake._next_reply(ChatRequest(body=body))
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            reply = fake._next_reply(ChatRequest(body=body, headers=headers))
             if reply.delay:
                 time.sleep(reply.delay)
             payload = reply.raw_body if reply.raw_body is not None else _completion_body(reply, fake.model)
