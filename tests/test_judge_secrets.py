@@ -6,6 +6,7 @@ records the headers it received: the key must still reach it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import sqlite3
@@ -69,6 +70,10 @@ def test_repr_and_str_mask_the_key_and_credential_settings() -> None:
     assert judge.completion_kwargs["max_tokens"] == 100  # counts and plain settings stay as given
     assert judge.completion_kwargs["extra_headers"]["X-Team"] == "evals"
     assert "X-Team" in repr(judge) and MASK in repr(judge)
+    copy = dataclasses.replace(judge, instructions="Grade strictly.")  # as make_judge does
+    assert copy.api_key == judge.api_key and copy.completion_kwargs == judge.completion_kwargs
+    assert_no_secret(repr(copy) + repr(dataclasses.asdict(copy)), "a copy of the Judge")
+    assert isinstance(Judge.of({"model": "m", "api_key": KEY}).api_key, SecretStr)  # type: ignore[union-attr]
 
 
 def test_the_request_keeps_secrets_until_litellm_reveals_them() -> None:
