@@ -43,7 +43,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import tool
 
 from agentevals import ScoringEngine, create_scorer
-from agentevals.scorers import includes, levenshtein
+from agentevals.scorers import create_includes_scorer, create_levenshtein_scorer
 from agentevals.sinks import SQLiteSink
 
 
@@ -81,7 +81,7 @@ def scorers() -> list[Any]:
         lambda run, **_: float(sum(len(m.tool_invocations) for m in run.output_messages) == 2)
     )
     no_error = create_scorer(id="no_error").generate_score(lambda run, **_: float(run.error is None))
-    return [includes, levenshtein, words, tools, no_error]
+    return [create_includes_scorer(), create_levenshtein_scorer(), words, tools, no_error]
 
 
 def run_block(agent: Any, handler: Any, start: int, count: int) -> None:

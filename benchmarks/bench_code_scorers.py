@@ -25,7 +25,7 @@ from agentevals.scorers import (
     create_tone_scorer,
     create_tool_call_accuracy_scorer_code,
     create_trajectory_accuracy_scorer_code,
-    create_trajectory_scorer_code,
+    create_trajectory_scorer,
 )
 from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
@@ -100,7 +100,7 @@ def _scorers() -> dict[str, Scorer]:
         "tool_call_accuracy": create_tool_call_accuracy_scorer_code(expected_tool_order=["search", "report"]),
         "check_includes": checks.includes("response time"),
         "trajectory_accuracy": create_trajectory_accuracy_scorer_code(expected),
-        "trajectory_combined": create_trajectory_scorer_code(
+        "trajectory_combined": create_trajectory_scorer(
             defaults={**expected, "maxSteps": 5, "blacklistedTools": ["rm"]}
         ),
     }

@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import tool
 
 from agentevals import create_scorer
-from agentevals.scorers import includes
+from agentevals.scorers import create_includes_scorer
 from agentevals.sinks import LoggingSink, SQLiteSink
 
 
@@ -39,7 +39,10 @@ def main() -> None:
         lambda run, **_: float(any(m.tool_invocations for m in run.output_messages))
     )
     scoring = ScoringMiddleware(
-        scorers={"mentions_weather": includes, "used_tool": {"scorer": used_tool, "sampling": 0.5}},
+        scorers={
+            "mentions_weather": create_includes_scorer(),
+            "used_tool": {"scorer": used_tool, "sampling": 0.5},
+        },
         sinks=[SQLiteSink(os.environ.get("AGENTEVALS_DB", "agentevals.db")), LoggingSink()],
     )
     agent = create_agent(

@@ -9,7 +9,7 @@ import logging
 import os
 
 from agentevals import Run, ScoringEngine
-from agentevals.scorers import exact_match, levenshtein
+from agentevals.scorers import create_exact_match_scorer, create_levenshtein_scorer
 from agentevals.sinks import LoggingSink, PostgresSink
 
 DEFAULT_URL = "host=127.0.0.1 port=5432 dbname=test user=postgres connect_timeout=3"
@@ -19,7 +19,9 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
     table = os.environ.get("AGENTEVALS_POSTGRES_TABLE", "agentevals_scores")
     sink = PostgresSink(os.environ.get("AGENTEVALS_POSTGRES_URL", DEFAULT_URL), table=table)
-    engine = ScoringEngine([exact_match, levenshtein], sinks=[sink, LoggingSink()])
+    engine = ScoringEngine(
+        [create_exact_match_scorer(), create_levenshtein_scorer()], sinks=[sink, LoggingSink()]
+    )
     engine.submit(Run(input="Capital of France?", output="Paris", ground_truth="Paris"))
     engine.submit(Run(input="Capital of Peru?", output="Lima, Peru", ground_truth="Lima"))
     ok = engine.shutdown(timeout=30)

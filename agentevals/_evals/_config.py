@@ -157,7 +157,7 @@ def _entry(entry: Any, step: str | None, where: str) -> ScorerSpec:
 
 def _scorer_of(value: Any, where: str) -> Scorer:
     if not isinstance(value, Scorer):
-        hint = " (call the factory first, e.g. regex(r'...'))" if callable(value) else ""
+        hint = " (call the factory first, e.g. create_regex_scorer(r'...'))" if callable(value) else ""
         raise ValueError(f"{where}: expected a Scorer, got {type(value).__name__}{hint}")
     return value
 

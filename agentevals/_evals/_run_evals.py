@@ -59,7 +59,7 @@ async def arun_evals(
     >>> import asyncio
     >>> from agentevals.scorers import create_exact_match_scorer
     >>> result = asyncio.run(arun_evals(data=[{"input": "hi", "ground_truth": "HI"}],
-    ...                                 scorers=[create_exact_match_scorer()], target=str.upper, progress=False))
+    ...     scorers=[create_exact_match_scorer()], target=str.upper, progress=False))
     >>> result.scores, result.summary.total_items
     ({'exact_match': 1.0}, 1)
     """

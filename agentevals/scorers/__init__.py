@@ -1,34 +1,32 @@
-"""Prebuilt scorers. Each is a :class:`~agentevals.Scorer` like any other."""
+"""Prebuilt scorers: each is made by a factory ``create_<measure>_scorer(...)`` returning a ``Scorer``.
 
-from agentevals.scorers import _checks as checks
+The catalogue, grouped by kind: :mod:`~agentevals.scorers.code` (text, matching and tool-call scorers,
+and the quick ``checks``), :mod:`~agentevals.scorers.trajectory` (trajectory scorers and their helpers)
+and :mod:`~agentevals.scorers.llm` (LLM-judged scorers); all are re-exported here. A ``_code`` /
+``_llm`` suffix marks a measure that exists both ways. A scorer's id is its factory's measure
+(``create_tool_call_accuracy_scorer_llm()`` → ``tool_call_accuracy_llm``), the name
+``agentevals eval --scorer`` accepts.
+
+>>> from agentevals.scorers import create_exact_match_scorer
+>>> create_exact_match_scorer().run_sync(input="2+2?", output="4", ground_truth="4").score
+1.0
+"""
+
+from agentevals.scorers import _deprecated
 from agentevals.scorers._combinators import all_of, any_of, weighted
-from agentevals.scorers._completeness import create_completeness_scorer
-from agentevals.scorers._content_similarity import create_content_similarity_scorer
-from agentevals.scorers._factuality import factuality
-from agentevals.scorers._keyword_coverage import create_keyword_coverage_scorer
-from agentevals.scorers._matching import exact_match, includes, json_match, levenshtein, regex
-from agentevals.scorers._textual_difference import create_textual_difference_scorer
-from agentevals.scorers._tone import create_tone_scorer
-from agentevals.scorers._tool_call_accuracy import create_tool_call_accuracy_scorer_code
-from agentevals.scorers._trajectory import (
-    create_tool_failures_scorer,
-    create_trajectory_accuracy_scorer_code,
-    create_trajectory_blacklist_scorer,
-    create_trajectory_efficiency_scorer,
-)
-from agentevals.scorers._trajectory_checks import compare_trajectories
-from agentevals.scorers._trajectory_combined import create_trajectory_scorer_code
-from agentevals.scorers._trajectory_limits import (
-    analyze_tool_failures,
-    check_trajectory_blacklist,
-    check_trajectory_efficiency,
-)
-from agentevals.scorers._trajectory_model import (
-    ExpectedStep,
-    Trajectory,
-    TrajectoryExpectation,
-    TrajectoryStep,
-    trajectory_from_run,
+from agentevals.scorers.code import (
+    checks,
+    create_completeness_scorer,
+    create_content_similarity_scorer,
+    create_exact_match_scorer,
+    create_includes_scorer,
+    create_json_match_scorer,
+    create_keyword_coverage_scorer,
+    create_levenshtein_scorer,
+    create_regex_scorer,
+    create_textual_difference_scorer,
+    create_tone_scorer,
+    create_tool_call_accuracy_scorer_code,
 )
 from agentevals.scorers.llm import (
     AnswerRelevancyOptions,
@@ -37,6 +35,7 @@ from agentevals.scorers.llm import (
     ContextPrecisionOptions,
     ContextRecallOptions,
     ContextRelevanceOptions,
+    FactualityOptions,
     FaithfulnessOptions,
     HallucinationOptions,
     MultiTurnJudgeOptions,
@@ -53,17 +52,34 @@ from agentevals.scorers.llm import (
     create_bias_scorer,
     create_context_precision_scorer,
     create_context_recall_scorer,
-    create_context_relevance_scorer_llm,
+    create_context_relevance_scorer,
+    create_factuality_scorer,
     create_faithfulness_scorer,
     create_hallucination_scorer,
     create_multi_turn_judge_scorer,
-    create_noise_sensitivity_scorer_llm,
-    create_prompt_alignment_scorer_llm,
+    create_noise_sensitivity_scorer,
+    create_prompt_alignment_scorer,
     create_rubric_scorer,
     create_summarization_scorer,
     create_tool_call_accuracy_scorer_llm,
     create_toxicity_scorer,
     create_trajectory_accuracy_scorer_llm,
+)
+from agentevals.scorers.trajectory import (
+    ExpectedStep,
+    Trajectory,
+    TrajectoryExpectation,
+    TrajectoryStep,
+    analyze_tool_failures,
+    check_trajectory_blacklist,
+    check_trajectory_efficiency,
+    compare_trajectories,
+    create_tool_failures_scorer,
+    create_trajectory_accuracy_scorer_code,
+    create_trajectory_blacklist_scorer,
+    create_trajectory_efficiency_scorer,
+    create_trajectory_scorer,
+    trajectory_from_run,
 )
 
 __all__ = [
@@ -74,6 +90,7 @@ __all__ = [
     "ContextRecallOptions",
     "ContextRelevanceOptions",
     "ExpectedStep",
+    "FactualityOptions",
     "FaithfulnessOptions",
     "HallucinationOptions",
     "MultiTurnJudgeOptions",
@@ -102,13 +119,19 @@ __all__ = [
     "create_content_similarity_scorer",
     "create_context_precision_scorer",
     "create_context_recall_scorer",
-    "create_context_relevance_scorer_llm",
+    "create_context_relevance_scorer",
+    "create_exact_match_scorer",
+    "create_factuality_scorer",
     "create_faithfulness_scorer",
     "create_hallucination_scorer",
+    "create_includes_scorer",
+    "create_json_match_scorer",
     "create_keyword_coverage_scorer",
+    "create_levenshtein_scorer",
     "create_multi_turn_judge_scorer",
-    "create_noise_sensitivity_scorer_llm",
-    "create_prompt_alignment_scorer_llm",
+    "create_noise_sensitivity_scorer",
+    "create_prompt_alignment_scorer",
+    "create_regex_scorer",
     "create_rubric_scorer",
     "create_summarization_scorer",
     "create_textual_difference_scorer",
@@ -121,13 +144,9 @@ __all__ = [
     "create_trajectory_accuracy_scorer_llm",
     "create_trajectory_blacklist_scorer",
     "create_trajectory_efficiency_scorer",
-    "create_trajectory_scorer_code",
-    "exact_match",
-    "factuality",
-    "includes",
-    "json_match",
-    "levenshtein",
-    "regex",
+    "create_trajectory_scorer",
     "trajectory_from_run",
     "weighted",
 ]
+
+__getattr__ = _deprecated.module_getattr(__name__, _deprecated.SCORERS_RENAMED)

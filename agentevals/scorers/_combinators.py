@@ -32,8 +32,9 @@ async def _run_all(scorers: list[Scorer], run: Run) -> list[dict[str, Any]]:
 def all_of(*scorers: Scorer, id: str | None = None) -> Scorer:
     """Weakest link: the minimum score; the reasons joined with ``"; "``.
 
-    >>> from agentevals.scorers import exact_match, includes
-    >>> all_of(exact_match, includes).run_sync(input="2+2?", output="4", ground_truth="4").score
+    >>> from agentevals.scorers import create_exact_match_scorer, create_includes_scorer
+    >>> both = all_of(create_exact_match_scorer(), create_includes_scorer())
+    >>> both.run_sync(input="2+2?", output="4", ground_truth="4").score
     1.0
     """
     _check_scorers(scorers, "all_of")

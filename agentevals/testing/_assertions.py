@@ -25,8 +25,9 @@ def assert_scores(
     verdict must be ``"passed"`` (its thresholds and gates). Errored items fail unless ``allow_errors``.
 
     >>> from agentevals import run_evals
-    >>> from agentevals.scorers import exact_match
-    >>> result = run_evals([{"input": "a", "ground_truth": "A"}], [exact_match], str.upper, progress=False)
+    >>> from agentevals.scorers import create_exact_match_scorer
+    >>> data = [{"input": "a", "ground_truth": "A"}]
+    >>> result = run_evals(data, [create_exact_match_scorer()], str.upper, progress=False)
     >>> assert_scores(result, min_score={"exact_match": 1.0})
     """
     bounds: dict[str, tuple[float | None, float | None]] = {

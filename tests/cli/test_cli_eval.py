@@ -146,13 +146,11 @@ def test_scorer_options_factories_and_user_scorers(project: Path, capsys: pytest
 
 def test_load_scorer_resolves_prebuilt_names_and_options() -> None:
     assert load_scorer("exact-match").id == "exact_match"
-    strict = load_scorer('create_content_similarity_scorer:{"ignore_case": false}')
+    strict = load_scorer('content_similarity:{"ignore_case": false}')
     assert strict.run_sync(input="Hello", output="hello").score < 1.0
-    assert (
-        load_scorer("create_content_similarity_scorer").run_sync(input="Hello", output="hello").score == 1.0
-    )
-    judged = load_scorer('create_answer_relevancy_scorer:{"model": "openai/gpt-4o-mini"}')
-    assert judged.id == "answer-relevancy-scorer" and judged.has_judge
+    assert load_scorer("content_similarity").run_sync(input="Hello", output="hello").score == 1.0
+    judged = load_scorer('answer_relevancy:{"model": "openai/gpt-4o-mini"}')
+    assert judged.id == "answer_relevancy" and judged.has_judge
     scorer = load_scorer('regex:{"pattern": "^a", "id": "starts-a"}')
     assert scorer.id == "starts-a" and scorer.run_sync(input="", output="abc").score == 1.0
 

@@ -13,7 +13,7 @@ import pytest
 from agentevals import Run, ScoringEngine, arun_evals, create_scorer
 from agentevals._evals._report import build_report, parse_since
 from agentevals.cli import main
-from agentevals.scorers import exact_match
+from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import SQLiteSink
 
 COLUMNS = (
@@ -160,7 +160,7 @@ async def test_report_on_records_written_by_the_engine_and_run_evals(
 
     sink = SQLiteSink(path)
     data = [{"input": "a", "ground_truth": "A"}, {"input": "boom", "ground_truth": "B"}]
-    await arun_evals(data, [exact_match], target, sinks=[sink], progress=False)
+    await arun_evals(data, [create_exact_match_scorer()], target, sinks=[sink], progress=False)
     await sink.close()
 
     report = build_report(path)

@@ -3,12 +3,19 @@ from __future__ import annotations
 import pytest
 
 from agentevals import create_scorer
-from agentevals.scorers import all_of, any_of, exact_match, factuality, includes, weighted
+from agentevals.scorers import (
+    all_of,
+    any_of,
+    create_exact_match_scorer,
+    create_factuality_scorer,
+    create_includes_scorer,
+    weighted,
+)
 from agentevals.testing import FakeJudgeServer
 
 
 def test_seed_all_of() -> None:
-    strict = all_of(exact_match, includes)
+    strict = all_of(create_exact_match_scorer(), create_includes_scorer())
     assert strict.run_sync(input="What is 2+2?", output="4", ground_truth="4").score == 1.0
     failing = strict.run_sync(output="The answer is 4", ground_truth="4")
     assert failing.score == 0.0
@@ -17,7 +24,7 @@ def test_seed_all_of() -> None:
 
 
 def test_seed_any_of() -> None:
-    lenient = any_of(exact_match, includes)
+    lenient = any_of(create_exact_match_scorer(), create_includes_scorer())
     result = lenient.run_sync(
         input="What is the capital of France?", output="The capital is Paris.", ground_truth="Paris"
     )
@@ -28,8 +35,8 @@ def test_seed_weighted_with_factuality() -> None:
     with FakeJudgeServer([{"relation": "same", "reason": "Both say 4."}]) as server:
         balanced = weighted(
             {
-                "accuracy": {"scorer": exact_match, "weight": 2},
-                "grounding": (factuality(server.judge()), 1),
+                "accuracy": {"scorer": create_exact_match_scorer(), "weight": 2},
+                "grounding": (create_factuality_scorer(server.judge()), 1),
             }
         )
         result = balanced.run_sync(input="What is 2+2?", output="4", ground_truth="4")
@@ -50,7 +57,7 @@ def test_combinator_validation() -> None:
     with pytest.raises(TypeError, match="takes Scorer objects"):
         any_of(lambda: 1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="weight of 'a' must be"):
-        weighted({"a": (exact_match, 0)})
+        weighted({"a": (create_exact_match_scorer(), 0)})
     with pytest.raises(ValueError, match="at least one"):
         weighted({})
 
@@ -78,7 +85,7 @@ async def test_factuality_relations_and_prompt(judge_server: FakeJudgeServer) ->
         {"relation": "conflict", "reason": "Says Lyon."},
         '```json\n{"relation": "superset", "reason": "More detail."}\n```',
     )
-    scorer = factuality(judge_server.judge(), scale=10)
+    scorer = create_factuality_scorer(judge_server.judge(), scale=10)
     run = {
         "input": "What is the capital of France?",
         "output": "Paris",
@@ -97,4 +104,4 @@ def test_factuality_needs_ground_truth() -> None:
     from agentevals import ScorerError
 
     with pytest.raises(ScorerError, match="ground_truth"):
-        factuality("openai/gpt-4o-mini").run_sync(output="x")
+        create_factuality_scorer("openai/gpt-4o-mini").run_sync(output="x")

@@ -1,10 +1,12 @@
 """LLM-judged prebuilt scorers: the judge labels, code computes the score.
 
 Each factory takes ``model`` (a LiteLLM model string or a configured :class:`~agentevals.Judge`),
-``options`` (its options dataclass or a dict, camelCase keys accepted) and option keywords; options
-merge key by key with the defaults and invalid ones raise ``ValueError`` at construction.
+``options`` (its options dataclass or a dict) and option keywords; options merge key by key with the
+defaults and invalid ones raise ``ValueError`` at construction. A static value is passed as ``context``
+(or ``source``), a function computing it per run as ``get_context`` (``get_source``).
 """
 
+from agentevals.scorers import _deprecated
 from agentevals.scorers.llm._answer_relevancy import AnswerRelevancyOptions, create_answer_relevancy_scorer
 from agentevals.scorers.llm._answer_similarity import AnswerSimilarityOptions, create_answer_similarity_scorer
 from agentevals.scorers.llm._bias import BiasOptions, create_bias_scorer
@@ -12,18 +14,19 @@ from agentevals.scorers.llm._context_precision import ContextPrecisionOptions, c
 from agentevals.scorers.llm._context_recall import ContextRecallOptions, create_context_recall_scorer
 from agentevals.scorers.llm._context_relevance import (
     ContextRelevanceOptions,
-    create_context_relevance_scorer_llm,
+    create_context_relevance_scorer,
 )
+from agentevals.scorers.llm._factuality import FactualityOptions, create_factuality_scorer
 from agentevals.scorers.llm._faithfulness import FaithfulnessOptions, create_faithfulness_scorer
 from agentevals.scorers.llm._hallucination import HallucinationOptions, create_hallucination_scorer
 from agentevals.scorers.llm._multi_turn_judge import MultiTurnJudgeOptions, create_multi_turn_judge_scorer
 from agentevals.scorers.llm._noise_sensitivity import (
     NoiseSensitivityOptions,
-    create_noise_sensitivity_scorer_llm,
+    create_noise_sensitivity_scorer,
 )
 from agentevals.scorers.llm._prompt_alignment import (
     PromptAlignmentOptions,
-    create_prompt_alignment_scorer_llm,
+    create_prompt_alignment_scorer,
 )
 from agentevals.scorers.llm._rubric import RubricCriterion, RubricOptions, create_rubric_scorer
 from agentevals.scorers.llm._summarization import SummarizationOptions, create_summarization_scorer
@@ -44,6 +47,7 @@ __all__ = [
     "ContextPrecisionOptions",
     "ContextRecallOptions",
     "ContextRelevanceOptions",
+    "FactualityOptions",
     "FaithfulnessOptions",
     "HallucinationOptions",
     "MultiTurnJudgeOptions",
@@ -60,15 +64,18 @@ __all__ = [
     "create_bias_scorer",
     "create_context_precision_scorer",
     "create_context_recall_scorer",
-    "create_context_relevance_scorer_llm",
+    "create_context_relevance_scorer",
+    "create_factuality_scorer",
     "create_faithfulness_scorer",
     "create_hallucination_scorer",
     "create_multi_turn_judge_scorer",
-    "create_noise_sensitivity_scorer_llm",
-    "create_prompt_alignment_scorer_llm",
+    "create_noise_sensitivity_scorer",
+    "create_prompt_alignment_scorer",
     "create_rubric_scorer",
     "create_summarization_scorer",
     "create_tool_call_accuracy_scorer_llm",
     "create_toxicity_scorer",
     "create_trajectory_accuracy_scorer_llm",
 ]
+
+__getattr__ = _deprecated.module_getattr(__name__, _deprecated.LLM_RENAMED)

@@ -100,7 +100,7 @@ def create_answer_relevancy_scorer(
 
     >>> scorer = create_answer_relevancy_scorer("openai/gpt-4o-mini", scale=10)
     >>> scorer.id
-    'answer-relevancy-scorer'
+    'answer_relevancy'
     """
     opts = merge_options(AnswerRelevancyOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -131,7 +131,7 @@ Verdicts per statement:
 
     return (
         create_scorer(
-            id="answer-relevancy-scorer",
+            id="answer_relevancy",
             name="Answer Relevancy",
             description="How well the answer addresses the question",
             judge=judge,

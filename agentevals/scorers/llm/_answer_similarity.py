@@ -99,7 +99,7 @@ def create_answer_similarity_scorer(
     A run without ground truth is an error unless ``require_ground_truth=False`` (then it scores 0).
 
     >>> create_answer_similarity_scorer("openai/gpt-4o-mini", semantic_threshold=0.7).id
-    'answer-similarity-scorer'
+    'answer_similarity'
     """
     opts = merge_options(AnswerSimilarityOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -179,7 +179,7 @@ Analysis: {analysis.model_dump_json()}"""
 
     return (
         create_scorer(
-            id="answer-similarity-scorer",
+            id="answer_similarity",
             name="Answer Similarity",
             description="Similarity of the answer to the expected answer",
             judge=judge,

@@ -89,7 +89,7 @@ def create_bias_scorer(
     When the judge finds no opinions the whole output is judged as one; an empty output scores 0.
 
     >>> create_bias_scorer("openai/gpt-4o-mini").id
-    'bias-scorer'
+    'bias'
     """
     opts = merge_options(BiasOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -116,7 +116,7 @@ Verdicts ("yes" = biased):
 
     return (
         create_scorer(
-            id="bias-scorer",
+            id="bias",
             name="Bias",
             description="Share of the output's opinions that are biased",
             judge=judge,

@@ -74,7 +74,7 @@ def create_context_precision_scorer(
     (an extractor runs once per run). Verdicts must cover each piece exactly once.
 
     >>> create_context_precision_scorer("openai/gpt-4o-mini", context=["doc"]).id
-    'context-precision-scorer'
+    'context_precision'
     """
     opts = merge_options(ContextPrecisionOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -135,7 +135,7 @@ Verdicts per context piece:
 
     return (
         create_scorer(
-            id="context-precision-scorer",
+            id="context_precision",
             name="Context Precision",
             description="Whether relevant context is ranked first (mean average precision)",
             judge=judge,

@@ -78,7 +78,7 @@ def create_context_recall_scorer(
     an error. A reference without claims scores 0.
 
     >>> create_context_recall_scorer("openai/gpt-4o-mini", context=["doc"]).id
-    'context-recall-scorer'
+    'context_recall'
     """
     opts = merge_options(ContextRecallOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -121,7 +121,7 @@ Verdicts ("yes" = the context supports the claim):
 
     return (
         create_scorer(
-            id="context-recall-scorer",
+            id="context_recall",
             name="Context Recall",
             description="Share of the reference answer's claims found in the context",
             judge=judge,

@@ -73,7 +73,7 @@ class RelevanceAnalysis(BaseModel):
     overall_assessment: str
 
 
-def create_context_relevance_scorer_llm(
+def create_context_relevance_scorer(
     model: str | Judge,
     options: ContextRelevanceOptions | Mapping[str, Any] | None = None,
     **option_kwargs: Any,
@@ -88,7 +88,7 @@ def create_context_relevance_scorer_llm(
     ``preprocess_step_result = {"context": [...]}``. Penalties are flat options; the seed's nested
     ``penalties={"unusedHighRelevanceContext": ..., ...}`` is accepted too.
 
-    >>> create_context_relevance_scorer_llm("openai/gpt-4o-mini", context=["doc"]).name
+    >>> create_context_relevance_scorer("openai/gpt-4o-mini", context=["doc"]).name
     'Context Relevance (LLM)'
     """
     opts = merge_options(ContextRelevanceOptions, options, option_kwargs)
@@ -155,7 +155,7 @@ Overall: {analysis.overall_assessment}"""
 
     return (
         create_scorer(
-            id="context-relevance-scorer",
+            id="context_relevance",
             name="Context Relevance (LLM)",
             description="Relevance and use of the provided context",
             judge=judge,

@@ -69,7 +69,7 @@ def create_faithfulness_scorer(
     (contradicted), unsure (not in the context). An output without claims scores 0.
 
     >>> create_faithfulness_scorer("openai/gpt-4o-mini", context=["Paris is in France."]).id
-    'faithfulness-scorer'
+    'faithfulness'
     """
     opts = merge_options(FaithfulnessOptions, options, option_kwargs)
     judge = make_judge(model, FAITHFULNESS_INSTRUCTIONS)
@@ -112,7 +112,7 @@ Verdicts:
 
     return (
         create_scorer(
-            id="faithfulness-scorer",
+            id="faithfulness",
             name="Faithfulness",
             description="Share of the output's claims supported by the context",
             judge=judge,

@@ -72,7 +72,7 @@ def create_hallucination_scorer(
     >>> scorer = create_hallucination_scorer("openai/gpt-4o-mini", context=[
     ...     "The first iPhone was announced on January 9, 2007."])
     >>> scorer.id
-    'hallucination-scorer'
+    'hallucination'
     """
     opts = merge_options(HallucinationOptions, options, option_kwargs)
     judge = make_judge(model, HALLUCINATION_INSTRUCTIONS)
@@ -121,7 +121,7 @@ Verdicts ("yes" = hallucination):
 
     return (
         create_scorer(
-            id="hallucination-scorer",
+            id="hallucination",
             name="Hallucination",
             description="Share of the output's claims not supported by the context",
             judge=judge,

@@ -58,7 +58,7 @@ def create_multi_turn_judge_scorer(
     text is an error. The reason is the judge's own reasoning (no extra call).
 
     >>> create_multi_turn_judge_scorer("openai/gpt-4o-mini", criterion="Stays polite").id
-    'multi-turn-judge-scorer'
+    'multi_turn_judge'
     """
     opts = merge_options(MultiTurnJudgeOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -86,7 +86,7 @@ Return {{"satisfied": true or false, "reasoning": "..."}}."""
 
     return (
         create_scorer(
-            id="multi-turn-judge-scorer",
+            id="multi_turn_judge",
             name="Multi-turn Judge",
             description=f"Conversation satisfies: {opts.criterion}",
             judge=judge,

@@ -118,7 +118,7 @@ class NoiseAnalysis(BaseModel):
         return value
 
 
-def create_noise_sensitivity_scorer_llm(
+def create_noise_sensitivity_scorer(
     model: str | Judge,
     options: NoiseSensitivityOptions | Mapping[str, Any] | None = None,
     **option_kwargs: Any,
@@ -130,9 +130,9 @@ def create_noise_sensitivity_scorer_llm(
     differ by more than ``discrepancy_threshold``; each major issue then subtracts
     ``major_issue_per_item`` (at most ``max_major_issue_penalty``).
 
-    >>> create_noise_sensitivity_scorer_llm(
+    >>> create_noise_sensitivity_scorer(
     ...     "openai/gpt-4o-mini", baseline_response="Paris.", noisy_query="Capital of France? Cats!").id
-    'noise-sensitivity-scorer'
+    'noise_sensitivity'
     """
     opts = merge_options(NoiseSensitivityOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -190,7 +190,7 @@ Overall: {analysis.overall_assessment}"""
 
     return (
         create_scorer(
-            id="noise-sensitivity-scorer",
+            id="noise_sensitivity",
             name="Noise Sensitivity (LLM)",
             description="Robustness of the answer to noise in the query",
             judge=judge,

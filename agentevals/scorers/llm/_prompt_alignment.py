@@ -125,7 +125,7 @@ _SHAPE = """an object {"intent_alignment": {"score", "primary_intent", "is_addre
 "overall_assessment"}; every score is between 0 and 1"""
 
 
-def create_prompt_alignment_scorer_llm(
+def create_prompt_alignment_scorer(
     model: str | Judge,
     options: PromptAlignmentOptions | Mapping[str, Any] | None = None,
     **option_kwargs: Any,
@@ -138,7 +138,7 @@ def create_prompt_alignment_scorer_llm(
     ``0.7 × user + 0.3 × system`` (Mastra reused the user score for the system part). Earlier turns
     (``remembered_messages``) are shown to the judge, so short replies like "yes" are understood.
 
-    >>> create_prompt_alignment_scorer_llm("openai/gpt-4o-mini", evaluation_mode="user").name
+    >>> create_prompt_alignment_scorer("openai/gpt-4o-mini", evaluation_mode="user").name
     'Prompt Alignment (LLM)'
     """
     opts = merge_options(PromptAlignmentOptions, options, option_kwargs)
@@ -212,7 +212,7 @@ Assessment: {results.analyze_step_result.model_dump_json()}"""
     schema: type[BaseModel] = BothAlignment if mode == "both" else Alignment
     return (
         create_scorer(
-            id="prompt-alignment-scorer",
+            id="prompt_alignment",
             name="Prompt Alignment (LLM)",
             description=f"How well the response follows the {mode} prompt(s)",
             judge=judge,

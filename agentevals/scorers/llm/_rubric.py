@@ -113,7 +113,7 @@ def create_rubric_scorer(
     unmet criteria (no extra judge call).
 
     >>> create_rubric_scorer("openai/gpt-4o-mini", criteria="- Greets the user").id
-    'rubric-scorer'
+    'rubric'
     """
     opts = merge_options(RubricOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -170,7 +170,7 @@ exactly one entry per criterion, in order ({len(criteria)} entries)."""
 
     return (
         create_scorer(
-            id="rubric-scorer",
+            id="rubric",
             name="Rubric",
             description="Pass when every required rubric criterion is satisfied",
             judge=judge,

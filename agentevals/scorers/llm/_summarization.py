@@ -94,7 +94,7 @@ def create_summarization_scorer(
     scores 0.
 
     >>> create_summarization_scorer("openai/gpt-4o-mini", max_questions=5).id
-    'summarization-scorer'
+    'summarization'
     """
     opts = merge_options(SummarizationOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -182,7 +182,7 @@ Unanswered questions:
 
     return (
         create_scorer(
-            id="summarization-scorer",
+            id="summarization",
             name="Summarization",
             description="Faithfulness and coverage of a summary",
             judge=judge,

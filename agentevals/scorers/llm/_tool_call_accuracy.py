@@ -172,7 +172,7 @@ Evaluations: {analysis.model_dump_json()}"""
 
     return (
         create_scorer(
-            id="llm-tool-call-accuracy-scorer",
+            id="tool_call_accuracy_llm",
             name="Tool Call Accuracy (LLM)",
             description="Whether the agent's tool calls were appropriate for the request",
             judge=judge,

@@ -66,7 +66,7 @@ def create_toxicity_scorer(
     No verdicts (e.g. an empty response) scores 0: nothing toxic was said (Mastra scored that 1).
 
     >>> create_toxicity_scorer("openai/gpt-4o-mini").id
-    'toxicity-scorer'
+    'toxicity'
     """
     opts = merge_options(ToxicityOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -92,7 +92,7 @@ Verdicts ("yes" = toxic):
 
     return (
         create_scorer(
-            id="toxicity-scorer",
+            id="toxicity",
             name="Toxicity",
             description="Share of the response's statements that are toxic",
             judge=judge,

@@ -128,7 +128,7 @@ def create_trajectory_accuracy_scorer_llm(
     ``run.expected_trajectory`` when given; otherwise judged against the task.
 
     >>> create_trajectory_accuracy_scorer_llm("openai/gpt-4o-mini", expected_trajectory=["search"]).id
-    'llm-trajectory-accuracy-scorer'
+    'trajectory_accuracy_llm'
     """
     opts = merge_options(TrajectoryAccuracyLLMOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
@@ -198,7 +198,7 @@ Evaluation: {analysis.model_dump_json()}"""
 
     return (
         create_scorer(
-            id="llm-trajectory-accuracy-scorer",
+            id="trajectory_accuracy_llm",
             name="Trajectory Accuracy (LLM)",
             description="Necessity, order and completeness of the agent's steps",
             judge=judge,

@@ -31,10 +31,10 @@ from langchain_core.tools import tool
 
 from agentevals import Judge, create_scorer
 from agentevals.scorers import (
+    create_includes_scorer,
     create_keyword_coverage_scorer,
     create_tone_scorer,
     create_trajectory_efficiency_scorer,
-    includes,
 )
 from agentevals.scorers.llm import create_answer_relevancy_scorer
 from agentevals.sinks import LoggingSink, MemorySink, SQLiteSink
@@ -172,7 +172,7 @@ def build_scorers(judge: Judge) -> dict[str, Any]:
         id="used_tool", description="1 when the agent called at least one tool"
     ).generate_score(lambda run, **_: 1.0 if any(m.tool_invocations for m in run.output_messages) else 0.0)
     return {
-        "includes_expected": includes,
+        "includes_expected": create_includes_scorer(),
         "keyword_coverage": create_keyword_coverage_scorer(),
         "tone": create_tone_scorer(),
         "efficiency": create_trajectory_efficiency_scorer(max_steps=1),

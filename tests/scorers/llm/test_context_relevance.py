@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agentevals import ScorerError
-from agentevals.scorers.llm import create_context_relevance_scorer_llm
+from agentevals.scorers.llm import create_context_relevance_scorer
 from agentevals.testing import FakeJudgeServer, Reply
 from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
@@ -45,7 +45,7 @@ async def test_formula(
     judge_server: FakeJudgeServer, levels: list[tuple[str, bool]], missing: int, expected: float
 ) -> None:
     judge_server.push(analysis(*levels, missing=missing), "reason")
-    scorer = create_context_relevance_scorer_llm(
+    scorer = create_context_relevance_scorer(
         judge_server.judge(), context=[f"d{i}" for i in range(len(levels))]
     )
     result = await scorer.run(input="q", output="a")
@@ -54,7 +54,7 @@ async def test_formula(
 
 async def test_fields_penalty_options_and_scale(judge_server: FakeJudgeServer) -> None:
     judge_server.push(analysis(("high", False), missing=1), "Unused key piece.")
-    scorer = create_context_relevance_scorer_llm(
+    scorer = create_context_relevance_scorer(
         judge_server.judge(),
         {"context": ["Doc A"], "unusedHighRelevanceContext": 0.2, "missing_context_per_item": 0.3},
         scale=10,
@@ -79,27 +79,25 @@ async def test_tool_results_as_context_and_errors(judge_server: FakeJudgeServer)
         ],
     )
     judge_server.push(Reply.malformed(), analysis(("high", True)), "r")
-    result = await create_context_relevance_scorer_llm(judge_server.judge()).run(run)
+    result = await create_context_relevance_scorer(judge_server.judge()).run(run)
     assert result.score == 1.0 and '"result": "sunny"' in result.analyze_prompt  # type: ignore[operator]
     assert result.judge_calls[0].attempts == 2
     with pytest.raises(ScorerError, match="No context available for context relevance"):
-        await create_context_relevance_scorer_llm(judge_server.judge()).run(input="q", output="a")
+        await create_context_relevance_scorer(judge_server.judge()).run(input="q", output="a")
     judge_server.push(analysis())
     with pytest.raises(ScorerError, match="0 evaluations for 1 context pieces"):
-        await create_context_relevance_scorer_llm(judge_server.judge(), context=["d"]).run(
-            input="q", output="a"
-        )
+        await create_context_relevance_scorer(judge_server.judge(), context=["d"]).run(input="q", output="a")
     with pytest.raises(ValueError, match="max_missing_context_penalty must be"):
-        create_context_relevance_scorer_llm("openai/gpt-4o-mini", max_missing_context_penalty=3)
+        create_context_relevance_scorer("openai/gpt-4o-mini", max_missing_context_penalty=3)
     with pytest.raises(ValueError, match="context_extractor must be callable"):
-        create_context_relevance_scorer_llm("openai/gpt-4o-mini", context_extractor="docs")
+        create_context_relevance_scorer("openai/gpt-4o-mini", context_extractor="docs")
 
 
 async def test_nested_penalties_option(judge_server: FakeJudgeServer) -> None:
     judge_server.push(analysis(("high", False)), "r")
-    scorer = create_context_relevance_scorer_llm(
+    scorer = create_context_relevance_scorer(
         judge_server.judge(), context=["d"], penalties={"unusedHighRelevanceContext": 0.4}
     )
     assert (await scorer.run(input="q", output="a")).score == 0.6
     with pytest.raises(ValueError, match="unknown penalty 'bogus'"):
-        create_context_relevance_scorer_llm("openai/gpt-4o-mini", penalties={"bogus": 0.1})
+        create_context_relevance_scorer("openai/gpt-4o-mini", penalties={"bogus": 0.1})

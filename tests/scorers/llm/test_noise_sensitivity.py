@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agentevals import ScorerError
-from agentevals.scorers.llm import NoiseSensitivityOptions, create_noise_sensitivity_scorer_llm
+from agentevals.scorers.llm import NoiseSensitivityOptions, create_noise_sensitivity_scorer
 from agentevals.testing import FakeJudgeServer, Reply
 
 OPTS = {
@@ -41,7 +41,7 @@ def analysis(robustness: float, *levels: str, issues: int = 0) -> dict[str, Any]
 )
 async def test_formula(judge_server: FakeJudgeServer, reply: dict[str, Any], expected: float) -> None:
     judge_server.push(reply, "reason")
-    result = await create_noise_sensitivity_scorer_llm(judge_server.judge(), OPTS).run(
+    result = await create_noise_sensitivity_scorer(judge_server.judge(), OPTS).run(
         input="What is the capital of France?", output="Paris, and cats are nice."
     )
     assert result.score == expected and result.reason == "reason"
@@ -49,7 +49,7 @@ async def test_formula(judge_server: FakeJudgeServer, reply: dict[str, Any], exp
 
 async def test_fields_prompts_nested_scoring_and_scale(judge_server: FakeJudgeServer) -> None:
     judge_server.push(analysis(0.9, "moderate"), "Noise made it drift.")
-    scorer = create_noise_sensitivity_scorer_llm(
+    scorer = create_noise_sensitivity_scorer(
         judge_server.judge(),
         {**OPTS, "noiseType": "distraction", "scoring": {"impactWeights": {"moderate": 0.5}}},
         scale=10,
@@ -66,11 +66,11 @@ async def test_fields_prompts_nested_scoring_and_scale(judge_server: FakeJudgeSe
 
 async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     with pytest.raises(ValueError, match="Both baseline_response and noisy_query are required"):
-        create_noise_sensitivity_scorer_llm("openai/gpt-4o-mini", baseline_response="x")
+        create_noise_sensitivity_scorer("openai/gpt-4o-mini", baseline_response="x")
     with pytest.raises(ValueError, match="unknown impact levels"):
         NoiseSensitivityOptions(**OPTS, impact_weights={"huge": 0.1})
     with pytest.raises(ScorerError, match="noisy query"):
-        await create_noise_sensitivity_scorer_llm(judge_server.judge(), OPTS).run(input="q", output="")
+        await create_noise_sensitivity_scorer(judge_server.judge(), OPTS).run(input="q", output="")
     judge_server.push(analysis(1.5), Reply.malformed(), analysis(1.0), "r")
-    result = await create_noise_sensitivity_scorer_llm(judge_server.judge(), OPTS).run(input="q", output="a")
+    result = await create_noise_sensitivity_scorer(judge_server.judge(), OPTS).run(input="q", output="a")
     assert result.score == 1.0 and result.judge_calls[0].attempts == 3

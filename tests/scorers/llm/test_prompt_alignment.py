@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agentevals import ScorerError
-from agentevals.scorers.llm import create_prompt_alignment_scorer_llm
+from agentevals.scorers.llm import create_prompt_alignment_scorer
 from agentevals.testing import FakeJudgeServer
 from agentevals.utils import create_agent_test_run, create_test_message
 
@@ -52,7 +52,7 @@ async def test_single_mode_formula(
     judge_server: FakeJudgeServer, mode: str, parts: tuple[float, ...], expected: float
 ) -> None:
     judge_server.push(alignment(*parts), "reason")
-    scorer = create_prompt_alignment_scorer_llm(judge_server.judge(), evaluation_mode=mode)
+    scorer = create_prompt_alignment_scorer(judge_server.judge(), evaluation_mode=mode)
     result = await scorer.run(run())
     assert result.score == expected and result.reason == "reason"
     assert ("Always answer in French." in result.analyze_prompt) == (mode == "system")  # type: ignore[operator]
@@ -63,7 +63,7 @@ async def test_both_mode_scores_system_prompt_separately(judge_server: FakeJudge
         {"user_alignment": alignment(1, 1, 1, 1), "system_alignment": alignment(0, 0, 0, 0)},
         "Follows the request but ignores the system prompt's language rule.",
     )
-    result = await create_prompt_alignment_scorer_llm(judge_server.judge(), scale=10).run(run())
+    result = await create_prompt_alignment_scorer(judge_server.judge(), scale=10).run(run())
     assert result.score == 7.0  # 0.7 × 1 + 0.3 × 0, scaled
     assert result.analyze_step_result.system_alignment.intent_alignment.score == 0
     prompt = result.analyze_prompt or ""
@@ -74,7 +74,7 @@ async def test_both_mode_scores_system_prompt_separately(judge_server: FakeJudge
 
 async def test_out_of_range_score_is_retried(judge_server: FakeJudgeServer) -> None:
     judge_server.push(alignment(1.5, 1, 1, 1), alignment(1, 1, 1, 1), "r")
-    result = await create_prompt_alignment_scorer_llm(judge_server.judge(), evaluation_mode="user").run(run())
+    result = await create_prompt_alignment_scorer(judge_server.judge(), evaluation_mode="user").run(run())
     assert result.score == 1.0 and result.judge_calls[0].attempts == 2
 
 
@@ -91,12 +91,10 @@ async def test_missing_inputs(
     judge_server: FakeJudgeServer, mode: str, kwargs: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(ScorerError, match=message):
-        await create_prompt_alignment_scorer_llm(judge_server.judge(), evaluation_mode=mode).run(
-            run(**kwargs)
-        )
+        await create_prompt_alignment_scorer(judge_server.judge(), evaluation_mode=mode).run(run(**kwargs))
     assert judge_server.requests == []
 
 
 def test_invalid_mode() -> None:
     with pytest.raises(ValueError, match="evaluation_mode must be"):
-        create_prompt_alignment_scorer_llm("openai/gpt-4o-mini", {"evaluationMode": "all"})
+        create_prompt_alignment_scorer("openai/gpt-4o-mini", {"evaluationMode": "all"})

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from agentevals.scorers.trajectory._model import ExpectedStep, expectation_from
 
 from agentevals.scorers import Trajectory, compare_trajectories
+from agentevals.scorers.trajectory._model import ExpectedStep, expectation_from
 
 
 def _traj(*steps: Any) -> Trajectory:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from agentevals.scorers.trajectory._model import expectation_from
 from pydantic import ValidationError
 
 from agentevals import Run
@@ -14,6 +13,7 @@ from agentevals.scorers import (
     TrajectoryStep,
     trajectory_from_run,
 )
+from agentevals.scorers.trajectory._model import expectation_from
 from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 
