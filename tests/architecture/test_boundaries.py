@@ -44,7 +44,9 @@ def test_integrations_import_only_public_names() -> None:
         f"{path.relative_to(ROOT)}:{line}: {name}"
         for path in INTEGRATIONS.rglob("*.py")
         for line, name in _imports(path)
-        if name.startswith("agentevals.") and any(part.startswith("_") for part in name.split(".")[1:])
+        if name.startswith("agentevals.")
+        and any(part.startswith("_") for part in name.split(".")[1:])
+        and name != "agentevals._conflicts"  # the packaging check each integration runs first: no API
     ]
     assert not offenders, "integrations must use agentevals.live and other public modules:\n" + "\n".join(
         offenders

@@ -3,6 +3,17 @@
 >>> from agentevals_litellm import ScoringLogger
 """
 
+try:  # first, so a foreign `agentevals` package fails here with a message that says how to fix it
+    import agentevals._conflicts  # noqa: F401  (raises if another project shares the package)
+except ModuleNotFoundError as err:  # `agentevals` is another project's package, without our files
+    if err.name != "agentevals._conflicts":
+        raise
+    raise ImportError(
+        "agentevals-litellm needs the agentevals-core distribution, but `import agentevals` finds another "
+        "project's package (the unrelated `agentevals` or `agentevals-cli` distribution). Fix: pip "
+        "uninstall agentevals agentevals-cli && pip install --force-reinstall agentevals-core"
+    ) from err
+
 from agentevals_litellm._logger import SKIP_KEY, ScoringLogger
 
 __all__ = ["SKIP_KEY", "ScoringLogger"]
