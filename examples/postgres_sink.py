@@ -1,4 +1,4 @@
-"""Route live scores to PostgreSQL (and the log). Needs `pip install 'agentevals[postgres]'`.
+"""Route live scores to PostgreSQL (and the log). Needs `pip install 'agentevals-core[postgres]'`.
 
 AGENTEVALS_POSTGRES_URL is a libpq connection string or URL (default: a local `test` database).
 """

@@ -37,7 +37,7 @@ class PostgresSink:
     re-sent batch) or holds text PostgreSQL cannot (U+0000, stored as U+FFFD), nothing is written and
     the batch goes again as one ``INSERT ... ON CONFLICT (id) DO NOTHING`` of a JSON array PostgreSQL
     unpacks (also the statement for batches under ``COPY_MIN_ROWS``), so re-sent records add nothing.
-    Needs the extra: ``pip install 'agentevals[postgres]'``.
+    Needs the extra: ``pip install 'agentevals-core[postgres]'``.
 
     >>> sink = PostgresSink("postgresql://postgres@127.0.0.1:5432/test", table="scores")
     >>> sink.table
@@ -64,7 +64,9 @@ class PostgresSink:
             try:
                 import psycopg
             except ImportError as err:  # pragma: no cover - depends on the environment
-                raise ImportError("PostgresSink needs psycopg 3: pip install 'agentevals[postgres]'") from err
+                raise ImportError(
+                    "PostgresSink needs psycopg 3: pip install 'agentevals-core[postgres]'"
+                ) from err
             conn = await psycopg.AsyncConnection.connect(
                 self.conninfo, autocommit=True, connect_timeout=max(1, int(self.connect_timeout))
             )

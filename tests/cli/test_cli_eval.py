@@ -266,7 +266,7 @@ def test_demo_without_the_integration_says_how_to_install(
 ) -> None:
     monkeypatch.setitem(sys.modules, "agentevals_langchain.demo", None)  # makes the import fail
     assert main(["demo"]) == 2
-    assert "pip install agentevals-langchain" in capsys.readouterr().err
+    assert "pip install 'agentevals-core[langchain]'" in capsys.readouterr().err
 
 
 def test_console_script_exit_codes_end_to_end(project: Path) -> None:
