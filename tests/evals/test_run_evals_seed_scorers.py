@@ -55,7 +55,7 @@ EXAMPLES: dict[str, tuple[Callable[[Any], Scorer], list[dict[str, Any]]]] = {
         ],
     ),
     "context-precision": (
-        lambda judge: llm.create_context_precision_scorer(judge, context_extractor=_tool_results),
+        lambda judge: llm.create_context_precision_scorer(judge, get_context=_tool_results),
         [
             {"input": "How does photosynthesis work in plants?"},
             {"input": "What are the mental and physical benefits of exercise?"},

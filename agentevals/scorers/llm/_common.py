@@ -7,6 +7,7 @@ import inspect
 import json
 import math
 import re
+import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -20,9 +21,12 @@ from agentevals.utils import extract_tool_results, round_to_two_decimals
 OptionsT = TypeVar("OptionsT")
 
 NO_CONTEXT_HINT = (
-    "pass context=[...] (or a context extractor) to the factory, or score runs that carry retrieved "
-    "documents in run.context or tool results in their output"
+    "pass context=[...] (or get_context=lambda run: [...]) to the factory, or score runs that carry "
+    "retrieved documents in run.context or tool results in their output"
 )
+
+RENAMED_OPTIONS: Mapping[str, str] = {"context_extractor": "get_context", "source_extractor": "get_source"}
+"""Old option names and the new ones: a static value is ``x``, a per-run function ``get_x``."""
 
 
 class Claims(BaseModel):
@@ -43,8 +47,9 @@ def merge_options(
 ) -> OptionsT:
     """Build ``cls`` from defaults, then ``options``, then keyword overrides, merged key by key.
 
-    camelCase keys (the seed's spelling) are accepted. Unknown keys and invalid values raise
-    ``ValueError`` naming the valid options.
+    Unknown keys and invalid values raise ``ValueError`` naming the valid options. Old spellings
+    (camelCase keys, ``context_extractor``, ``source_extractor``) still work with a
+    ``DeprecationWarning`` naming the new one.
     """
     assert dataclasses.is_dataclass(cls)
     names = [f.name for f in dataclasses.fields(cls)]
@@ -58,11 +63,20 @@ def merge_options(
         raise ValueError(f"options must be a {cls.__name__}, a dict or None, not {type(options).__name__}")
     merged: dict[str, Any] = {}
     for key, value in {**base, **overrides}.items():
-        name = key if key in names else snake_case(str(key))
+        name = key if key in names else _current_name(str(key), names)
         if name not in names:
             raise ValueError(f"unknown option {key!r} for {cls.__name__}; valid options: {', '.join(names)}")
         merged[name] = value
     return cls(**merged)
+
+
+def _current_name(key: str, names: Sequence[str]) -> str:
+    """The option ``key`` stands for, warning when it is an old spelling of a valid one."""
+    name = snake_case(key)
+    name = RENAMED_OPTIONS.get(name, name)
+    if name in names:
+        warnings.warn(f"option {key!r} is deprecated; use {name!r}", DeprecationWarning, stacklevel=4)
+    return name
 
 
 def check_number(
@@ -182,8 +196,8 @@ def run_context(run: Run) -> list[str]:
     return [c for c in run.context if c.strip()] or tool_result_context(run)
 
 
-def context_extractor(fn: Callable[..., Any] | None, what: str) -> Invoker | None:
-    """Wrap a user context hook; it may take ``run`` and/or ``input``, ``output`` (sync or async)."""
+def run_hook(fn: Callable[..., Any] | None, what: str) -> Invoker | None:
+    """Wrap a ``get_*`` option; it may take ``run`` and/or ``input``, ``output`` (sync or async)."""
     return None if fn is None else Invoker(fn, what)
 
 
@@ -203,7 +217,7 @@ def static_context(owner: str, context: Any) -> tuple[str, ...] | None:
 async def resolve_context(
     run: Run, *, extractor: Invoker | None, static: Sequence[str] | None, **hook_args: Any
 ) -> list[str]:
-    """Context for a run: the extractor's (wins), else the static option, else the run's own."""
+    """Context for a run: ``get_context``'s (wins), else the static option, else the run's own."""
     if extractor is not None:
         value = await extractor(run=run, input=run.input, output=run.output, **hook_args)
         if value is None:

@@ -11,32 +11,32 @@ from agentevals._steps import Invoker
 from agentevals.scorers.llm._common import (
     NO_CONTEXT_HINT,
     check_scale,
-    context_extractor,
     resolve_context,
+    run_hook,
     static_context,
 )
 
 
 @dataclass(frozen=True, kw_only=True)
 class ContextOptions:
-    """``context`` (static documents), ``context_extractor(run)`` (wins), ``scale``.
+    """``context`` (static documents), ``get_context(run)`` (computed per run; wins), ``scale``.
 
     With neither, the run's own context is used: ``run.context``, else its tool results.
     """
 
     context: Sequence[str] | None = None
-    context_extractor: Callable[..., Any] | None = None
+    get_context: Callable[..., Any] | None = None
     scale: float = 1.0
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
         object.__setattr__(self, "context", static_context(owner, self.context))
-        if self.context_extractor is not None and not callable(self.context_extractor):
-            raise ValueError(f"{owner}: context_extractor must be callable, e.g. lambda run: [...]")
+        if self.get_context is not None and not callable(self.get_context):
+            raise ValueError(f"{owner}: get_context must be callable, e.g. lambda run: [...]")
         check_scale(owner, self.scale)
 
     def extractor(self) -> Invoker | None:
-        return context_extractor(self.context_extractor, "context_extractor")
+        return run_hook(self.get_context, "get_context")
 
 
 async def required_context(run: Run, opts: ContextOptions, extractor: Invoker | None, name: str) -> list[str]:

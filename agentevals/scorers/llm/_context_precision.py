@@ -69,9 +69,9 @@ def create_context_precision_scorer(
     Each context piece is judged relevant or not for producing the expected answer (``ground_truth``
     when the run has one, else the agent's output); relevant pieces ranked early score higher:
     [relevant, irrelevant, relevant, irrelevant] → (1/1 + 2/3) / 2 = 0.83. Context comes from
-    ``context_extractor(run)`` (wins), ``context``, or the run (``run.context``, else tool results);
+    ``get_context(run)`` (wins), ``context``, or the run (``run.context``, else tool results);
     none at all is an error. The context used is kept as ``preprocess_step_result = {"context": [...]}``
-    (an extractor runs once per run). Verdicts must cover each piece exactly once.
+    (``get_context`` runs once per run). Verdicts must cover each piece exactly once.
 
     >>> create_context_precision_scorer("openai/gpt-4o-mini", context=["doc"]).id
     'context_precision'
@@ -81,7 +81,7 @@ def create_context_precision_scorer(
     extractor = opts.extractor()
 
     async def resolve(run: Run) -> dict[str, list[str]]:
-        """Resolve the context once (an extractor may query a vector store) and keep it on the result."""
+        """Resolve the context once (``get_context`` may query a vector store) and keep it on the result."""
         return {"context": await required_context(run, opts, extractor, "context precision")}
 
     def context_of(results: StepResults) -> list[str]:

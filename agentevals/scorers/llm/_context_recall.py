@@ -74,7 +74,7 @@ def create_context_recall_scorer(
     """Share of ``ground_truth``'s claims attributable to the context, in [0, scale].
 
     Needs ``run.ground_truth`` (an error otherwise: a silent 0 would hide a broken dataset). Context:
-    ``context_extractor(run)`` (wins), ``context``, or the run's ``run.context`` / tool results; none is
+    ``get_context(run)`` (wins), ``context``, or the run's ``run.context`` / tool results; none is
     an error. A reference without claims scores 0.
 
     >>> create_context_recall_scorer("openai/gpt-4o-mini", context=["doc"]).id

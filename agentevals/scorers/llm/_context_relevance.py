@@ -83,9 +83,9 @@ def create_context_relevance_scorer(
     ``base = mean(weight)`` with high 1.0, medium 0.7, low 0.3, none 0; minus
     ``unused_high_relevance_context`` per highly relevant piece the answer did not use, minus
     ``missing_context_per_item`` per missing item (at most ``max_missing_context_penalty``); floored at
-    0, × scale. Context: ``context_extractor(run)`` (wins), ``context``, or the run's ``run.context`` /
+    0, × scale. Context: ``get_context(run)`` (wins), ``context``, or the run's ``run.context`` /
     tool results; none is an error. The context used is kept as
-    ``preprocess_step_result = {"context": [...]}``. Penalties are flat options; the seed's nested
+    ``preprocess_step_result = {"context": [...]}``. Penalties are flat options; Mastra's nested
     ``penalties={"unusedHighRelevanceContext": ..., ...}`` is accepted too.
 
     >>> create_context_relevance_scorer("openai/gpt-4o-mini", context=["doc"]).name
@@ -96,7 +96,7 @@ def create_context_relevance_scorer(
     extractor = opts.extractor()
 
     async def resolve(run: Run) -> dict[str, list[str]]:
-        """Resolve the context once (an extractor may query a vector store) and keep it on the result."""
+        """Resolve the context once (``get_context`` may query a vector store) and keep it on the result."""
         return {"context": await required_context(run, opts, extractor, "context relevance")}
 
     def context_of(results: StepResults) -> list[str]:

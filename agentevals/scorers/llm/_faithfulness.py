@@ -16,13 +16,13 @@ from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_
 from agentevals.scorers.llm._common import (
     Claims,
     check_scale,
-    context_extractor,
     expect_count,
     make_judge,
     merge_options,
     query_text,
     reason_step,
     resolve_context,
+    run_hook,
     scaled,
     static_context,
 )
@@ -35,10 +35,10 @@ FAITHFULNESS_INSTRUCTIONS = (
 
 @dataclass(frozen=True, kw_only=True)
 class FaithfulnessOptions:
-    """``context`` (static documents), ``context_extractor(run)`` (wins), ``scale``."""
+    """``context`` (static documents), ``get_context(run)`` (computed per run; wins), ``scale``."""
 
     context: Sequence[str] | None = None
-    context_extractor: Callable[..., Any] | None = None
+    get_context: Callable[..., Any] | None = None
     scale: float = 1.0
 
     def __post_init__(self) -> None:
@@ -63,7 +63,7 @@ def create_faithfulness_scorer(
 ) -> Scorer:
     """Share of the output's claims supported by the context, in [0, scale] (higher is better).
 
-    Context comes from ``context_extractor(run)``, else ``context``, else the run itself: ``run.context``
+    Context comes from ``get_context(run)``, else ``context``, else the run itself: ``run.context``
     (retrieved documents captured by an integration) or, failing that, the run's tool results, so live
     judges get context too. No context at all is an error. Verdicts: yes (supported), no
     (contradicted), unsure (not in the context). An output without claims scores 0.
@@ -73,7 +73,7 @@ def create_faithfulness_scorer(
     """
     opts = merge_options(FaithfulnessOptions, options, option_kwargs)
     judge = make_judge(model, FAITHFULNESS_INSTRUCTIONS)
-    extractor = context_extractor(opts.context_extractor, "context_extractor")
+    extractor = run_hook(opts.get_context, "get_context")
 
     async def context_of(run: Run, results: StepResults) -> list[str]:
         found = await resolve_context(run, extractor=extractor, static=opts.context)
@@ -96,7 +96,7 @@ def create_faithfulness_scorer(
         return scaled(sum(v.verdict == "yes" for v in verdicts) / len(claims), opts.scale)
 
     def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        # the verdicts' reasons cite the context, so the (possibly costly) extractor runs only once
+        # the verdicts' reasons cite the context, so the (possibly costly) get_context runs only once
         lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in results.analyze_step_result.verdicts]
         return f"""Explain in two or three sentences why the output's faithfulness score is {score} (out of
 {opts.scale}), naming unsupported or contradicted claims. Start with "The score is {score} because".

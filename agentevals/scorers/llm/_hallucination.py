@@ -16,7 +16,6 @@ from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_
 from agentevals.scorers.llm._common import (
     Claims,
     check_scale,
-    context_extractor,
     expect_count,
     make_judge,
     merge_options,
@@ -24,6 +23,7 @@ from agentevals.scorers.llm._common import (
     query_text,
     reason_step,
     resolve_context,
+    run_hook,
     scaled,
     static_context,
 )
@@ -76,7 +76,7 @@ def create_hallucination_scorer(
     """
     opts = merge_options(HallucinationOptions, options, option_kwargs)
     judge = make_judge(model, HALLUCINATION_INSTRUCTIONS)
-    hook = context_extractor(opts.get_context, "get_context")
+    hook = run_hook(opts.get_context, "get_context")
 
     async def context_of(run: Run, results: StepResults, step: str, score: float | None) -> list[str]:
         found = await resolve_context(

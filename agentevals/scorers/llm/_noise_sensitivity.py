@@ -43,7 +43,7 @@ DIMENSIONS = ("content_accuracy", "completeness", "relevance", "consistency", "h
 class NoiseSensitivityOptions:
     """The clean ``baseline_response`` and the ``noisy_query`` (required), plus scoring weights.
 
-    ``impact_weights`` merge key by key with the defaults. The seed's nested ``scoring={...}``
+    ``impact_weights`` merge key by key with the defaults. Mastra's nested ``scoring={...}``
     (``impactWeights``, ``penalties``, ``discrepancyThreshold``) is accepted too.
     """
 

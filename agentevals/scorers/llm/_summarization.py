@@ -15,13 +15,13 @@ from agentevals._steps import PromptStep, StepResults
 from agentevals.scorers.llm._common import (
     as_text,
     check_scale,
-    context_extractor,
     expect_count,
     make_judge,
     merge_options,
     numbered,
     query_text,
     reason_step,
+    run_hook,
     scaled,
 )
 
@@ -33,10 +33,15 @@ INSTRUCTIONS = (
 
 @dataclass(frozen=True, kw_only=True)
 class SummarizationOptions:
-    """``source`` or ``source_extractor(run)`` (wins; default: the run's input), ``max_questions``."""
+    """``source``: the text the output summarises, or ``get_source(run)`` computing it per run (wins).
+
+    The source is its own concept, not ``context``: the summary is judged against it as a whole
+    (alignment and coverage), where context is evidence for claims. Default: the run's input.
+    ``max_questions`` bounds the coverage questions, ``scale`` the score.
+    """
 
     source: str | None = None
-    source_extractor: Callable[..., Any] | None = None
+    get_source: Callable[..., Any] | None = None
     max_questions: int = 10
     scale: float = 1.0
 
@@ -90,7 +95,7 @@ def create_summarization_scorer(
 
     Alignment: share of the summary's claims the source supports. Coverage: share of up to
     ``max_questions`` key questions (drawn from the source) that the summary alone answers. The source
-    is ``source_extractor(run)``, else ``source``, else the run's input. No claims or no questions
+    is ``get_source(run)``, else ``source``, else the run's input. No claims or no questions
     scores 0.
 
     >>> create_summarization_scorer("openai/gpt-4o-mini", max_questions=5).id
@@ -98,7 +103,7 @@ def create_summarization_scorer(
     """
     opts = merge_options(SummarizationOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
-    extractor = context_extractor(opts.source_extractor, "source_extractor")
+    extractor = run_hook(opts.get_source, "get_source")
 
     async def source_of(run: Run) -> str:
         if extractor is not None:
@@ -108,7 +113,7 @@ def create_summarization_scorer(
             source = opts.source if opts.source is not None else query_text(run)
         if not source.strip():
             raise ValueError(
-                "summarization needs the source text: pass source=... or source_extractor=..., or put the "
+                "summarization needs the source text: pass source=... or get_source=..., or put the "
                 "text to summarise in the run's input"
             )
         return source.strip()

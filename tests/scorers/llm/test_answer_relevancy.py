@@ -80,7 +80,7 @@ async def test_scale_and_weight_merge_key_by_key(judge_server: FakeJudgeServer) 
     ("options", "message"),
     [
         ({"scale": 0}, "scale must be"),
-        ({"uncertaintyWeight": 2}, "uncertainty_weight must be"),
+        ({"uncertainty_weight": 2}, "uncertainty_weight must be"),
         ({"weight": 1}, "unknown option 'weight'"),
     ],
 )

@@ -59,7 +59,7 @@ async def test_fields_prompts_and_expected_answer(judge_server: FakeJudgeServer)
 
 async def test_context_sources(judge_server: FakeJudgeServer) -> None:
     scorer = create_context_precision_scorer(
-        judge_server.judge(), context=["static"], context_extractor=lambda input, output: ["extracted"]
+        judge_server.judge(), context=["static"], get_context=lambda input, output: ["extracted"]
     )
     judge_server.push(verdicts("yes"), "r")
     result = await scorer.run(input="q", output="a")
@@ -75,7 +75,7 @@ async def test_errors(judge_server: FakeJudgeServer) -> None:
     with pytest.raises(ValueError, match="context cannot be empty"):
         create_context_precision_scorer("openai/gpt-4o-mini", context=[])
     with pytest.raises(ScorerError, match="No context available for context precision"):
-        await create_context_precision_scorer(judge_server.judge(), context_extractor=lambda run: []).run(
+        await create_context_precision_scorer(judge_server.judge(), get_context=lambda run: []).run(
             input="q", output="a"
         )
     judge_server.push(verdicts("yes"))
@@ -105,7 +105,7 @@ async def test_malformed_reply_is_retried(judge_server: FakeJudgeServer) -> None
 async def test_seed_example(judge_server: FakeJudgeServer, question: str) -> None:
     """Twin of the seed: the extractor reads documents the agent retrieved (here in run metadata)."""
     scorer = create_context_precision_scorer(
-        judge_server.judge(), context_extractor=lambda run: run.metadata.get("retrieved_context", [])
+        judge_server.judge(), get_context=lambda run: run.metadata.get("retrieved_context", [])
     )
     judge_server.push(verdicts("yes", "no", "yes", "no"), "Relevant pieces are first and third.")
     result = await scorer.run(Run(input=question, output="answer", metadata={"retrieved_context": DOCS}))
@@ -136,7 +136,7 @@ async def test_extractor_runs_once_per_run(judge_server: FakeJudgeServer) -> Non
         return DOCS[:2]
 
     judge_server.push(verdicts("yes", "yes"), "r")
-    result = await create_context_precision_scorer(judge_server.judge(), context_extractor=search).run(
+    result = await create_context_precision_scorer(judge_server.judge(), get_context=search).run(
         input="q", output="a"
     )
     assert result.score == 1.0 and calls == ["q"]

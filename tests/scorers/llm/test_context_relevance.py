@@ -56,7 +56,7 @@ async def test_fields_penalty_options_and_scale(judge_server: FakeJudgeServer) -
     judge_server.push(analysis(("high", False), missing=1), "Unused key piece.")
     scorer = create_context_relevance_scorer(
         judge_server.judge(),
-        {"context": ["Doc A"], "unusedHighRelevanceContext": 0.2, "missing_context_per_item": 0.3},
+        {"context": ["Doc A"], "unused_high_relevance_context": 0.2, "missing_context_per_item": 0.3},
         scale=10,
     )
     result = await scorer.run(input="Question?", output="Answer.")
@@ -89,8 +89,8 @@ async def test_tool_results_as_context_and_errors(judge_server: FakeJudgeServer)
         await create_context_relevance_scorer(judge_server.judge(), context=["d"]).run(input="q", output="a")
     with pytest.raises(ValueError, match="max_missing_context_penalty must be"):
         create_context_relevance_scorer("openai/gpt-4o-mini", max_missing_context_penalty=3)
-    with pytest.raises(ValueError, match="context_extractor must be callable"):
-        create_context_relevance_scorer("openai/gpt-4o-mini", context_extractor="docs")
+    with pytest.raises(ValueError, match="get_context must be callable"):
+        create_context_relevance_scorer("openai/gpt-4o-mini", get_context="docs")
 
 
 async def test_nested_penalties_option(judge_server: FakeJudgeServer) -> None:

@@ -79,7 +79,7 @@ async def test_context_from_run_then_tool_results(judge_server: FakeJudgeServer)
 
 async def test_extractor_wins_and_missing_context_errors(judge_server: FakeJudgeServer) -> None:
     scorer = create_faithfulness_scorer(
-        judge_server.judge(), context=["static"], context_extractor=lambda run: [f"from {run.input_text}"]
+        judge_server.judge(), context=["static"], get_context=lambda run: [f"from {run.input_text}"]
     )
     judge_server.push(claims(1), verdicts("no"), "r")
     result = await scorer.run(input="extractor", output="a")

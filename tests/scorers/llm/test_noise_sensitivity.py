@@ -51,7 +51,7 @@ async def test_fields_prompts_nested_scoring_and_scale(judge_server: FakeJudgeSe
     judge_server.push(analysis(0.9, "moderate"), "Noise made it drift.")
     scorer = create_noise_sensitivity_scorer(
         judge_server.judge(),
-        {**OPTS, "noiseType": "distraction", "scoring": {"impactWeights": {"moderate": 0.5}}},
+        {**OPTS, "noise_type": "distraction", "scoring": {"impactWeights": {"moderate": 0.5}}},
         scale=10,
     )
     result = await scorer.run(input="What is the capital of France?", output="Paris; cats.")

@@ -97,4 +97,4 @@ async def test_missing_inputs(
 
 def test_invalid_mode() -> None:
     with pytest.raises(ValueError, match="evaluation_mode must be"):
-        create_prompt_alignment_scorer("openai/gpt-4o-mini", {"evaluationMode": "all"})
+        create_prompt_alignment_scorer("openai/gpt-4o-mini", {"evaluation_mode": "all"})

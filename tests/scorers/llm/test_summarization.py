@@ -43,7 +43,9 @@ async def test_formula(
 
 async def test_fields_source_options_and_max_questions(judge_server: FakeJudgeServer) -> None:
     judge_server.push(aligned([True], 4), coverage(True, False), "Covers half.")
-    scorer = create_summarization_scorer(judge_server.judge(), {"maxQuestions": 2, "source": SOURCE}, scale=2)
+    scorer = create_summarization_scorer(
+        judge_server.judge(), {"max_questions": 2, "source": SOURCE}, scale=2
+    )
     result = await scorer.run(
         input="Summarise the notes",
         output=[
@@ -61,7 +63,7 @@ async def test_fields_source_options_and_max_questions(judge_server: FakeJudgeSe
     assert "1. q1" in (result.generate_reason_prompt or "")
     judge_server.push(aligned([True], 1), coverage(True), "r")
     extracted = create_summarization_scorer(
-        judge_server.judge(), source="static", source_extractor=lambda run: "dyn"
+        judge_server.judge(), source="static", get_source=lambda run: "dyn"
     )
     assert "dyn" in ((await extracted.run(input="q", output="s")).preprocess_prompt or "")
 

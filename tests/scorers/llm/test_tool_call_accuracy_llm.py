@@ -72,7 +72,7 @@ async def test_formula(
 async def test_fields_prompts_and_options(judge_server: FakeJudgeServer) -> None:
     judge_server.push(analysis(True, missing=("calendar-tool",)), "One sentence.")
     scorer = create_tool_call_accuracy_scorer_llm(
-        judge_server.judge(), {"availableTools": TOOLS, "penalize_missing_tools": False}, scale=10
+        judge_server.judge(), {"available_tools": TOOLS, "penalize_missing_tools": False}, scale=10
     )
     result = await scorer.run(
         agent_run("Weather in Paris?", "Sunny.", ("weather-tool", {"location": "Paris"}))
