@@ -132,7 +132,11 @@ class Trace:
         messages = _messages_in(outputs)
         outputs = None if messages is not None else snapshot(outputs)
         prompt = self.first_prompt or []
-        own_prompt = messages is None and self.kind in ("llm", "chat_model")  # the root was a model call
+        # The model's own prompt is the input when the root was a model call, or when the root's inputs
+        # are template variables (``{"topic": ...}``) that say less than the rendered prompt.
+        own_prompt = messages is None and (
+            self.kind in ("llm", "chat_model") or _are_template_variables(self.inputs)
+        )
         return FinishedRun(
             root_id=str(self.root_id),
             kind=self.kind,
@@ -293,6 +297,16 @@ def _input_messages(finished: FinishedRun) -> list[Message] | None:
         return _to_messages(inputs.to_messages())
     text = _input_text(inputs)
     return None if text is None else [Message(role="user", content=text)]
+
+
+def _are_template_variables(inputs: Any) -> bool:
+    """Whether a chain's inputs are prompt variables: a mapping with no messages and no question-like key."""
+    return (
+        isinstance(inputs, Mapping)
+        and bool(inputs)
+        and _messages_in(inputs) is None
+        and not any(isinstance(inputs.get(key), str) for key in _TEXT_KEYS)
+    )
 
 
 def _input_text(inputs: Any) -> str | None:

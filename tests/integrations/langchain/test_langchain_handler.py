@@ -79,6 +79,17 @@ def test_lcel_chain_input_system_prompt_and_text_output(engine: Any) -> None:
     assert run.request_context == {"inputs": {"question": "Capital of France?"}}
 
 
+def test_lcel_chain_of_template_variables_takes_the_rendered_prompt_as_input(engine: Any) -> None:
+    prompt = ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "Tell me about {topic}")])
+    chain = prompt | ScriptedChatModel(respond=lambda messages: "Owls hunt at night.") | StrOutputParser()
+    chain.invoke({"topic": "owls"}, config={"callbacks": [ScorerCallbackHandler(engine=engine)]})
+    (run,) = engine.runs
+    assert run.input_text == "Tell me about owls"  # not "owls": a judge needs the question the model saw
+    assert [m.content for m in run.system_messages] == ["Be brief."]
+    assert run.output_text == "Owls hunt at night."
+    assert run.request_context == {"inputs": {"topic": "owls"}}
+
+
 class TinyRetriever(BaseRetriever):
     docs: list[str]
 
