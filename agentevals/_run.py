@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic.alias_generators import to_camel
 
 from agentevals._messages import AgentInput, Message
 
@@ -22,7 +21,7 @@ def new_run_id() -> str:
 class Run(BaseModel):
     """One run to score.
 
-    ``input`` is an :class:`AgentInput` for agents (the seed's ``type="agent"``), or any value (usually a
+    ``input`` is an :class:`AgentInput` for agents (a scorer's ``type="agent"``), or any value (usually a
     string) for plain functions. ``output`` is the list of messages the agent produced (assistant messages
     carrying their ``tool_invocations``), or any value (usually a string).
 
@@ -31,9 +30,7 @@ class Run(BaseModel):
     '4'
     """
 
-    model_config = ConfigDict(
-        frozen=True, alias_generator=to_camel, populate_by_name=True, arbitrary_types_allowed=True
-    )
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     run_id: str = Field(default_factory=new_run_id)
     input: Any = None
@@ -56,8 +53,11 @@ class Run(BaseModel):
             known = _known_fields(cls)
             unknown = sorted(str(k) for k in data if k not in known)
             if unknown:
+                camel = any(k != k.lower() for k in unknown)
+                hint = "; Mastra's camelCase fields and messages are read by Run.from_mastra(...)"
                 raise ValueError(
                     f"unknown Run field(s) {unknown}; expected some of {sorted(cls.model_fields)}"
+                    + (hint if camel else "")
                 )
         return data
 
@@ -155,11 +155,35 @@ class Run(BaseModel):
         agent_input, output = split_conversation(to_messages(messages))
         return cls(input=agent_input, output=output, **fields)
 
+    @classmethod
+    def from_mastra(cls, run: Mapping[str, Any] | None = None, /, **fields: Any) -> Run:
+        """Build a run from Mastra's shapes: a ``ScorerRun`` dict or its fields as keywords.
+
+        camelCase keys (``runId``, ``groundTruth``, ``requestContext``, ``expectedTrajectory``,
+        ``inputMessages``, ``toolCallId``, ``stepType``, ...) and stored messages (``MastraDBMessage``:
+        ``createdAt``, ``threadId``, ``resourceId``, ``type``, ``content.parts``, ...) are read here, and
+        only here. ``createdAt`` and the other message fields we do not model go to ``metadata``.
+
+        >>> run = Run.from_mastra(
+        ...     input={"inputMessages": [{"id": "m1", "role": "user", "createdAt": "2025-01-01T00:00:00Z",
+        ...         "content": {"format": 2, "parts": [{"type": "text", "text": "Hi"}]}}]},
+        ...     output=[{"id": "m2", "role": "assistant", "threadId": "t1", "type": "text",
+        ...         "content": {"format": 2, "parts": [{"type": "text", "text": "Hello!"}]}}],
+        ...     groundTruth="Hello!")
+        >>> run.input_text, run.output_text, run.ground_truth
+        ('Hi', 'Hello!', 'Hello!')
+        """
+        from agentevals._mastra import run_fields_from_mastra
+
+        if run is not None and fields:
+            raise TypeError("pass either a Mastra run dict or its fields as keywords, not both")
+        return cls(**run_fields_from_mastra(dict(run if run is not None else fields)))
+
 
 @functools.cache
 def _known_fields(model: type[BaseModel]) -> frozenset[str]:
-    """The field names and aliases ``model`` accepts."""
-    return frozenset(n for f, info in model.model_fields.items() for n in (f, info.alias) if n)
+    """The field names ``model`` accepts."""
+    return frozenset(model.model_fields)
 
 
 def coerce_run(run: Run | Mapping[str, Any] | None, fields: Mapping[str, Any]) -> Run:
@@ -180,16 +204,7 @@ def coerce_run(run: Run | Mapping[str, Any] | None, fields: Mapping[str, Any]) -
 
 
 def looks_like_agent_input(value: Mapping[str, Any]) -> bool:
-    keys = {
-        "input_messages",
-        "inputMessages",
-        "remembered_messages",
-        "rememberedMessages",
-        "system_messages",
-        "systemMessages",
-        "tagged_system_messages",
-        "taggedSystemMessages",
-    }
+    keys = {"input_messages", "remembered_messages", "system_messages", "tagged_system_messages"}
     return bool(keys.intersection(value))
 
 

@@ -101,7 +101,7 @@ def _scorers() -> dict[str, Scorer]:
         "check_includes": checks.includes("response time"),
         "trajectory_accuracy": create_trajectory_accuracy_scorer_code(expected),
         "trajectory_combined": create_trajectory_scorer(
-            defaults={**expected, "maxSteps": 5, "blacklistedTools": ["rm"]}
+            defaults={**expected, "max_steps": 5, "blacklisted_tools": ["rm"]}
         ),
     }
 

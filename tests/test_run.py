@@ -18,7 +18,7 @@ def test_plain_strings_give_text_views() -> None:
 def test_run_ids_are_unique_and_given_ids_are_kept() -> None:
     assert Run(output="a").run_id != Run(output="a").run_id
     assert Run(output="a", run_id="r1").run_id == "r1"
-    assert Run(output="a", runId=42).run_id == "42"
+    assert Run.from_mastra(output="a", runId=42).run_id == "42"
 
 
 def test_message_lists_become_agent_input_and_messages() -> None:
@@ -33,52 +33,138 @@ def test_message_lists_become_agent_input_and_messages() -> None:
     assert run.output_text == "Hello"
 
 
-def test_agent_input_accepts_strings_and_camel_case() -> None:
-    agent_input = AgentInput.model_validate(
-        {
+def test_agent_input_accepts_strings_and_from_mastra_camel_case() -> None:
+    agent_input = Run.from_mastra(
+        input={
             "inputMessages": ["Hello"],
             "systemMessages": "You are helpful.",
             "taggedSystemMessages": {"memory": ["User likes tea."]},
-        }
-    )
+        },
+        output="",
+    ).agent_input
     assert agent_input.input_messages[0].role == "user"
     assert agent_input.system_messages[0].content == "You are helpful."
     assert agent_input.tagged_system_messages["memory"][0].role == "system"
 
 
 def test_mastra_stored_message_shape_is_flattened() -> None:
-    message = Message.model_validate(
-        {
-            "id": "m1",
-            "role": "assistant",
-            "content": {
-                "format": 2,
-                "parts": [
-                    {
-                        "type": "reasoning",
-                        "reasoning": "",
-                        "details": [{"type": "text", "text": "think"}],
-                    },
-                    {
-                        "type": "tool-invocation",
-                        "toolInvocation": {
-                            "state": "result",
-                            "toolCallId": "c1",
-                            "toolName": "weather",
-                            "args": {"city": "Paris"},
-                            "result": {"temp": 20},
+    [message] = Run.from_mastra(
+        output=[
+            {
+                "id": "m1",
+                "role": "assistant",
+                "content": {
+                    "format": 2,
+                    "parts": [
+                        {
+                            "type": "reasoning",
+                            "reasoning": "",
+                            "details": [{"type": "text", "text": "think"}],
                         },
-                    },
-                    {"type": "text", "text": "It is 20 degrees."},
-                ],
-            },
-        }
-    )
+                        {
+                            "type": "tool-invocation",
+                            "toolInvocation": {
+                                "state": "result",
+                                "toolCallId": "c1",
+                                "toolName": "weather",
+                                "args": {"city": "Paris"},
+                                "result": {"temp": 20},
+                            },
+                        },
+                        {"type": "text", "text": "It is 20 degrees."},
+                    ],
+                },
+            }
+        ]
+    ).output
     assert message.content == "It is 20 degrees."
     assert message.reasoning == "think"
     assert message.tool_invocations == [
         ToolInvocation(tool_call_id="c1", tool_name="weather", args={"city": "Paris"}, result={"temp": 20})
     ]
+
+
+def test_from_mastra_reads_a_stored_message_list() -> None:
+    stored = [
+        {
+            "id": "u1",
+            "role": "user",
+            "createdAt": "2025-06-01T10:00:00.000Z",
+            "threadId": "thread-1",
+            "resourceId": "user-42",
+            "type": "text",
+            "content": {"format": 2, "parts": [{"type": "text", "text": "Weather in Paris?"}]},
+        },
+        {
+            "id": "a1",
+            "role": "assistant",
+            "createdAt": "2025-06-01T10:00:01.000Z",
+            "threadId": "thread-1",
+            "resourceId": "user-42",
+            "type": "text",
+            "content": {
+                "format": 2,
+                "parts": [{"type": "step-start"}, {"type": "text", "text": "Sunny."}],
+                "content": "Sunny.",
+                "toolInvocations": [
+                    {
+                        "state": "result",
+                        "toolCallId": "c1",
+                        "toolName": "weather",
+                        "args": {"cityName": "Paris"},
+                        "result": {"tempC": 21},
+                    }
+                ],
+                "metadata": {"model": "gpt-4o"},
+            },
+        },
+    ]
+    run = Run.from_mastra(
+        {
+            "runId": "r1",
+            "input": {"inputMessages": stored[:1], "rememberedMessages": [], "systemMessages": []},
+            "output": stored[1:],
+            "groundTruth": "Sunny",
+            "requestContext": {"userTier": "pro"},
+        }
+    )
+    assert (run.run_id, run.ground_truth, run.request_context) == ("r1", "Sunny", {"userTier": "pro"})
+    assert run.input_text == "Weather in Paris?" and run.output_text == "Sunny."
+    [question], [answer] = run.input_messages, run.output_messages
+    assert question.metadata == {
+        "created_at": "2025-06-01T10:00:00.000Z",
+        "thread_id": "thread-1",
+        "resource_id": "user-42",
+        "type": "text",
+    }
+    assert answer.metadata["model"] == "gpt-4o"
+    # the user's data keeps its keys; only Mastra's field names become snake_case
+    assert answer.tool_invocations == [
+        ToolInvocation(
+            tool_call_id="c1", tool_name="weather", args={"cityName": "Paris"}, result={"tempC": 21}
+        )
+    ]
+
+
+def test_from_mastra_reads_camel_case_trajectories() -> None:
+    run = Run.from_mastra(
+        input="q",
+        output={"steps": [{"name": "get", "stepType": "tool_call", "toolArgs": {"userId": 1}}]},
+        expectedTrajectory={"steps": [{"name": "get"}], "maxSteps": 2},
+    )
+    assert run.output == {"steps": [{"name": "get", "step_type": "tool_call", "tool_args": {"userId": 1}}]}
+    assert run.expected_trajectory == {"steps": [{"name": "get"}], "max_steps": 2}
+
+
+def test_models_take_snake_case_only_and_point_to_from_mastra() -> None:
+    with pytest.raises(ValidationError, match=r"Run\.from_mastra"):
+        Run(output="x", groundTruth="y")
+    with pytest.raises(ValidationError, match=r"Run\.from_mastra"):
+        Message.model_validate({"role": "user", "content": {"format": 2, "parts": []}})
+    with pytest.raises(ValidationError):
+        ToolInvocation.model_validate({"toolName": "search"})
+    with pytest.raises(ValidationError):
+        AgentInput.model_validate({"inputMessages": ["Hi"]})
 
 
 def test_openai_content_parts_are_joined() -> None:

@@ -195,8 +195,8 @@ def test_seed_test_utilities() -> None:
         role="assistant",
         tool_invocations=[
             {
-                "toolCallId": "call-1",
-                "toolName": "weatherTool",
+                "tool_call_id": "call-1",
+                "tool_name": "weatherTool",
                 "args": {"location": "London"},
                 "result": {"temp": 20},
                 "state": "result",

@@ -58,7 +58,7 @@ async def test_chat_agents_accept_message_lists_and_agent_inputs(chat_model: Cal
                 {"role": "user", "content": "And in French?"},
             ]
         },
-        {"input": {"inputMessages": ["And in French?"], "systemMessages": ["Be polite."]}},
+        {"input": {"input_messages": ["And in French?"], "system_messages": ["Be polite."]}},
     ]
     result = await arun_evals(data, [said_hello], agent, progress=False)
     assert result.scores == {"bonjour": 1.0}

@@ -37,11 +37,11 @@ def _dump(value: Any) -> str:
 
 
 def _step_line(step: Mapping[str, Any]) -> str:
-    kind = step.get("step_type") or step.get("stepType") or "tool_call"
+    kind = step.get("step_type") or "tool_call"
     details = []
     for label, keys in (
-        ("args", ("args", "tool_args", "toolArgs")),
-        ("result", ("result", "tool_result", "toolResult")),
+        ("args", ("args", "tool_args")),
+        ("result", ("result", "tool_result")),
     ):
         value = next((step[k] for k in keys if step.get(k) is not None), None)
         if value is not None:

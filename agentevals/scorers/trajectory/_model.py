@@ -5,7 +5,8 @@ workflow steps, ...). Trajectory scorers read it from ``run.output`` with
 :func:`trajectory_from_run`, which accepts a ``Trajectory`` (or its dict/list form) or the
 agent's output messages, whose tool invocations become ``tool_call`` steps. The expectation
 comes from the scorer's options or ``run.expected_trajectory`` as a
-:class:`TrajectoryExpectation`, a list of steps, or a list of step names.
+:class:`TrajectoryExpectation`, a list of steps, or a list of step names. Fields are snake_case;
+Mastra's camelCase trajectories (``stepType``, ``toolArgs``) are read by ``Run.from_mastra``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic.alias_generators import to_camel
 
 from agentevals._messages import Message
 from agentevals._run import Run
@@ -35,7 +35,7 @@ StepType = Literal[
 ]
 Ordering = Literal["strict", "relaxed", "unordered", "subset", "superset"]
 
-_CONFIG = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+_CONFIG = ConfigDict(extra="forbid", frozen=True)
 
 DATA_FIELDS: tuple[str, ...] = (
     "tool_args", "tool_result", "success", "mcp_server",
@@ -125,7 +125,7 @@ class ExpectedStep(_StepData):
         return data
 
 
-_IGNORED_ON_EXPECTED = frozenset({"duration_ms", "durationMs", "metadata"})
+_IGNORED_ON_EXPECTED = frozenset({"duration_ms", "metadata"})
 
 
 class TrajectoryExpectation(BaseModel):

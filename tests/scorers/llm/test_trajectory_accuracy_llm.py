@@ -65,7 +65,7 @@ async def test_fields_expected_trajectory_sources_and_scale(judge_server: FakeJu
     judge_server.push(analysis((True, True), (True, True)), "Good.")
     scorer = create_trajectory_accuracy_scorer_llm(
         judge_server.judge(),
-        expected_trajectory=["search", {"name": "summarize", "stepType": "tool_call"}],
+        expected_trajectory=["search", {"name": "summarize", "step_type": "tool_call"}],
         scale=5,
     )
     result = await scorer.run(agent_run("search", "summarize", expected=["ignored"]))
@@ -88,7 +88,7 @@ async def test_fields_expected_trajectory_sources_and_scale(judge_server: FakeJu
     assert "1. [tool_call] search" in (from_run.analyze_prompt or "").split("Expected trajectory")[1]
     judge_server.push(analysis((True, False)), "r")
     trajectory = Run(
-        input="task", output={"steps": [{"stepType": "workflow_step", "name": "plan", "data": 1}]}
+        input="task", output={"steps": [{"step_type": "workflow_step", "name": "plan", "data": 1}]}
     )
     as_steps = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(trajectory)
     assert "1. [workflow_step] plan (data: 1)" in (as_steps.analyze_prompt or "")

@@ -7,7 +7,7 @@ import pytest
 from agentevals import Run
 from agentevals.scorers import create_trajectory_scorer
 
-DEFAULTS = {"steps": [{"name": "search"}, {"name": "answer"}], "maxSteps": 3, "blacklistedTools": ["rm"]}
+DEFAULTS = {"steps": [{"name": "search"}, {"name": "answer"}], "max_steps": 3, "blacklisted_tools": ["rm"]}
 scorer = create_trajectory_scorer(defaults=DEFAULTS)
 
 
@@ -40,7 +40,7 @@ def test_reasons() -> None:
 
 
 def test_item_expectation_overrides_defaults() -> None:
-    item = {"steps": ["answer"], "maxSteps": 10}
+    item = {"steps": ["answer"], "max_steps": 10}
     assert _score({"name": "answer"}, expected_trajectory=item) == 1.0
     result = scorer.run_sync(Run(input="q", output=[{"name": "answer"}], expected_trajectory=item))
     assert result.preprocess_step_result["config"]["blacklisted_tools"] == ["rm"]  # kept from defaults
@@ -56,7 +56,7 @@ def test_nested_expectations() -> None:
     nested = create_trajectory_scorer(
         defaults={"steps": [{"name": "agent", "children": {"steps": [{"name": "a"}, {"name": "b"}]}}]}
     )
-    child_run = [{"name": "agent", "stepType": "agent_run", "children": [{"name": "a"}]}]
+    child_run = [{"name": "agent", "step_type": "agent_run", "children": [{"name": "a"}]}]
     result = nested.run_sync(input="q", output=child_run)
     assert result.score == 0.85  # 0.7 · 1 + 0.3 · 0.5, as Mastra
     assert result.preprocess_step_result["nested"][0]["step_name"] == "agent"
@@ -65,7 +65,7 @@ def test_nested_expectations() -> None:
 
 def test_nested_blacklist_fails_everything() -> None:
     nested = create_trajectory_scorer(
-        defaults={"steps": [{"name": "agent", "children": {"blacklistedTools": ["drop"]}}]}
+        defaults={"steps": [{"name": "agent", "children": {"blacklisted_tools": ["drop"]}}]}
     )
     result = nested.run_sync(input="q", output=[{"name": "agent", "children": [{"name": "drop"}]}])
     assert result.score == 0.0

@@ -64,23 +64,23 @@ def test_relaxed_finds_the_longest_in_order_match() -> None:
 
 
 def test_unordered_uses_a_maximum_matching() -> None:
-    actual = _traj({"name": "get", "toolArgs": {"id": 1}}, {"name": "get", "toolArgs": {"id": 2}})
+    actual = _traj({"name": "get", "tool_args": {"id": 1}}, {"name": "get", "tool_args": {"id": 2}})
     # The unconstrained expected step must not take the only call the specific one can match.
-    expected = _exp({"name": "get"}, {"name": "get", "toolArgs": {"id": 1}})
+    expected = _exp({"name": "get"}, {"name": "get", "tool_args": {"id": 1}})
     assert compare_trajectories(actual, expected, ordering="unordered").score == 1.0
 
 
 def test_step_data_and_argument_matching() -> None:
-    actual = _traj({"name": "a", "toolArgs": {"x": 1, "y": 2}, "success": True})
-    exact = _exp({"name": "a", "stepType": "tool_call", "toolArgs": {"x": 1}})
+    actual = _traj({"name": "a", "tool_args": {"x": 1, "y": 2}, "success": True})
+    exact = _exp({"name": "a", "step_type": "tool_call", "tool_args": {"x": 1}})
     assert compare_trajectories(actual, exact).score == 0.0  # recorded Mastra result too
     assert compare_trajectories(actual, exact, args_match="subset").score == 1.0
     assert compare_trajectories(actual, exact, args_match="ignore").score == 1.0
     # Step data is compared even without step_type (Mastra skips it then).
-    assert compare_trajectories(actual, _exp({"name": "a", "toolArgs": {"x": 9}})).score == 0.0
+    assert compare_trajectories(actual, _exp({"name": "a", "tool_args": {"x": 9}})).score == 0.0
     assert compare_trajectories(actual, _exp({"name": "a", "success": False})).score == 0.0
-    assert compare_trajectories(actual, _exp({"name": "a", "stepType": "model_generation"})).score == 0.0
-    assert compare_trajectories(actual, _exp({"name": "a", "toolArgs": {"y": 2, "x": 1}})).score == 1.0
+    assert compare_trajectories(actual, _exp({"name": "a", "step_type": "model_generation"})).score == 0.0
+    assert compare_trajectories(actual, _exp({"name": "a", "tool_args": {"y": 2, "x": 1}})).score == 1.0
 
 
 @pytest.mark.parametrize("ordering", ["strict", "relaxed", "unordered", "subset"])

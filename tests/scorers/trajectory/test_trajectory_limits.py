@@ -15,14 +15,14 @@ from agentevals.scorers import (
 def test_efficiency_all_dimensions() -> None:
     trajectory = Trajectory.model_validate(
         [
-            {"name": "s", "toolArgs": {"q": 1}, "durationMs": 100},
-            {"name": "s", "toolArgs": {"q": 1}, "durationMs": 100},
+            {"name": "s", "tool_args": {"q": 1}, "duration_ms": 100},
+            {"name": "s", "tool_args": {"q": 1}, "duration_ms": 100},
             {
                 "name": "llm",
-                "stepType": "model_generation",
-                "promptTokens": 800,
-                "completionTokens": 400,
-                "durationMs": 900,
+                "step_type": "model_generation",
+                "prompt_tokens": 800,
+                "completion_tokens": 400,
+                "duration_ms": 900,
             },
         ]
     )
@@ -42,18 +42,18 @@ def test_efficiency_nested_tokens_total_duration_and_no_budgets() -> None:
             "steps": [
                 {
                     "name": "agent",
-                    "stepType": "agent_run",
+                    "step_type": "agent_run",
                     "children": [
                         {
                             "name": "m",
-                            "stepType": "model_generation",
-                            "promptTokens": 5,
-                            "completionTokens": 5,
+                            "step_type": "model_generation",
+                            "prompt_tokens": 5,
+                            "completion_tokens": 5,
                         }
                     ],
                 }
             ],
-            "totalDurationMs": 50,
+            "total_duration_ms": 50,
         }
     )
     result = check_trajectory_efficiency(trajectory, max_total_tokens=10, max_total_duration_ms=100)
@@ -107,7 +107,7 @@ def test_tool_failures_recovered_and_ignored_steps() -> None:
         [
             {"name": "api", "success": False},
             {"name": "api", "success": True},
-            {"name": "llm", "stepType": "model_generation"},
+            {"name": "llm", "step_type": "model_generation"},
         ]
     )
     result = analyze_tool_failures(recovered)

@@ -48,7 +48,7 @@ def test_tool_invocations_become_tool_call_steps() -> None:
 
 def test_output_as_trajectory_dict_or_list() -> None:
     as_dict = Run(
-        input="q", output={"steps": [{"name": "a", "stepType": "model_generation", "promptTokens": 3}]}
+        input="q", output={"steps": [{"name": "a", "step_type": "model_generation", "prompt_tokens": 3}]}
     )
     step = trajectory_from_run(as_dict).steps[0]
     assert (step.name, step.step_type, step.prompt_tokens) == ("a", "model_generation", 3)
@@ -77,9 +77,9 @@ def test_expectations_from_names_steps_and_trajectories() -> None:
     assert names.steps is not None and names.steps[0].step_type is None
     parsed = expectation_from(
         {
-            "steps": [{"name": "agent", "stepType": "agent_run", "durationMs": 4, "children": ["a", "b"]}],
+            "steps": [{"name": "agent", "step_type": "agent_run", "duration_ms": 4, "children": ["a", "b"]}],
             "ordering": "strict",
-            "maxSteps": 3,
+            "max_steps": 3,
         }
     )
     assert parsed is not None and parsed.ordering == "strict" and parsed.max_steps == 3

@@ -23,8 +23,8 @@ def test_accuracy_with_static_expectation() -> None:
     scorer = create_trajectory_accuracy_scorer_code(
         {
             "steps": [
-                {"stepType": "tool_call", "name": "search"},
-                {"stepType": "tool_call", "name": "summarize"},
+                {"step_type": "tool_call", "name": "search"},
+                {"step_type": "tool_call", "name": "summarize"},
             ]
         },
         ordering="relaxed",
@@ -54,7 +54,7 @@ def test_accuracy_reads_tool_calls_from_messages() -> None:
         ],
     )
     scorer = create_trajectory_accuracy_scorer_code(
-        [{"name": "search", "toolArgs": {"q": "x"}}, "summarize"], ordering="strict"
+        [{"name": "search", "tool_args": {"q": "x"}}, "summarize"], ordering="strict"
     )
     assert scorer.run_sync(run).score == 1.0
 
@@ -74,7 +74,7 @@ def test_item_expectation_and_overrides() -> None:
         input="q",
         output=_steps("a", "a", "b"),
         expected_trajectory=TrajectoryExpectation.model_validate(
-            {"steps": ["a", "b"], "allowRepeatedSteps": False}
+            {"steps": ["a", "b"], "allow_repeated_steps": False}
         ),
     )
     assert scorer.run_sync(repeats).score == 0.9
@@ -87,8 +87,8 @@ def test_static_expectation_wins_over_item_steps() -> None:
 
 
 def test_args_match_option() -> None:
-    output = [{"name": "get", "toolArgs": {"id": 1, "verbose": True}}]
-    expected = [{"name": "get", "toolArgs": {"id": 1}}]
+    output = [{"name": "get", "tool_args": {"id": 1, "verbose": True}}]
+    expected = [{"name": "get", "tool_args": {"id": 1}}]
     assert create_trajectory_accuracy_scorer_code(expected).run_sync(input="q", output=output).score == 0.0
     subset = create_trajectory_accuracy_scorer_code(expected, args_match="subset")
     assert subset.run_sync(input="q", output=output).score == 1.0
@@ -107,9 +107,9 @@ def test_efficiency_scorer() -> None:
     scorer = create_trajectory_efficiency_scorer(max_steps=2)
     assert scorer.id == "trajectory_efficiency"
     assert scorer.run_sync(input="q", output=_steps("a", "b", "c")).score == 0.75
-    item = Run(input="q", output=_steps("a", "b", "c"), expected_trajectory={"maxSteps": 3})
+    item = Run(input="q", output=_steps("a", "b", "c"), expected_trajectory={"max_steps": 3})
     assert scorer.run_sync(item).score == 1.0
-    redundant = [{"name": "s", "toolArgs": {"q": 1}}] * 3
+    redundant = [{"name": "s", "tool_args": {"q": 1}}] * 3
     assert create_trajectory_efficiency_scorer().run_sync(input="q", output=redundant).score == 0.6
     with pytest.raises(ValueError, match="Invalid max_total_tokens budget"):
         create_trajectory_efficiency_scorer(max_total_tokens=-5)
@@ -125,7 +125,7 @@ def test_blacklist_scorer() -> None:
     assert scorer.run_sync(input="q", output=_steps("search", "delete_all")).score == 0.0
     assert scorer.run_sync(input="q", output=_steps("a", "x", "b")).score == 1.0
     assert scorer.run_sync(input="q", output=_steps("a", "b")).score == 0.0
-    item = Run(input="q", output=_steps("search"), expected_trajectory={"blacklistedTools": ["search"]})
+    item = Run(input="q", output=_steps("search"), expected_trajectory={"blacklisted_tools": ["search"]})
     assert scorer.run_sync(item).preprocess_step_result["violated_tools"] == ["search"]
     with pytest.raises(ValueError, match="list of lists"):
         create_trajectory_blacklist_scorer(blacklisted_sequences=["ab"])
@@ -139,7 +139,7 @@ def test_tool_failures_scorer() -> None:
     assert result.score == 0.6  # 3 retries, 2 beyond the limit
     assert result.preprocess_step_result["patterns"][0]["eventually_succeeded"] is True
     assert (
-        scorer.run_sync(Run(input="q", output=output, expected_trajectory={"maxRetriesPerTool": 3})).score
+        scorer.run_sync(Run(input="q", output=output, expected_trajectory={"max_retries_per_tool": 3})).score
         == 1.0
     )
     with pytest.raises(ValueError, match="non-negative integer"):
