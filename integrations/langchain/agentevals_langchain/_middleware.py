@@ -17,11 +17,13 @@ from langchain.agents.middleware.types import PrivateStateAttr
 
 from agentevals import Scorer
 from agentevals.live import Engine, LiveScoring
+from agentevals_langchain._handler import ScorerCallbackHandler
 from agentevals_langchain._recorder import Trace
 
 log = logging.getLogger("agentevals.langchain")
 
 _STATE_KEY = "agentevals_run"
+_NOT_CAPTURED = ""  # the capture id of a run this middleware leaves to a callback handler
 _instances = itertools.count(1)
 
 
@@ -70,6 +72,7 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         self.max_open_runs = max_open_runs
         self._lock = threading.Lock()
         self._open: OrderedDict[str, Trace] = OrderedDict()
+        self._warned_double = False
 
     @property
     def name(self) -> str:
@@ -141,14 +144,18 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
             return None
 
     def _begin(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
+        config = _config()
+        if self._scored_by_handler(config):
+            return {_STATE_KEY: {self.name: _NOT_CAPTURED}}
         run_id = _root_run_id(runtime) or uuid.uuid4()
+        metadata = config.get("metadata") or {}
         trace = Trace(
             root_id=run_id,
             kind="agent",
             name=self.entity,
             inputs=None,
             tags=(),
-            metadata=_user_metadata(),
+            metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
             started_at=datetime.now(UTC),
             t0=time.perf_counter(),
         )
@@ -157,6 +164,23 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
                 self._open.popitem(last=False)  # runs that failed before after_agent
             self._open[str(run_id)] = trace
         return {_STATE_KEY: {self.name: str(run_id)}}
+
+    def _scored_by_handler(self, config: Mapping[str, Any]) -> bool:
+        """Whether a :class:`ScorerCallbackHandler` on this run scores with some of these scorers. It then
+        captures the run alone (failed runs too), so no scorer scores the run twice."""
+        handlers = getattr(config.get("callbacks"), "handlers", None) or ()
+        for handler in handlers:
+            if isinstance(handler, ScorerCallbackHandler) and _share_scorers(handler.engine, self.engine):
+                if not self._warned_double:
+                    self._warned_double = True
+                    log.warning(
+                        "agentevals: %s and a ScorerCallbackHandler with the same scorers are attached to "
+                        "one agent; the handler scores its runs and the middleware steps aside. Attach one "
+                        "of them to score each run once.",
+                        self.name,
+                    )
+                return True
+        return False
 
     def _trace_for(self, state: Any) -> Trace | None:
         info = state.get(_STATE_KEY) if isinstance(state, Mapping) else None
@@ -207,8 +231,11 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
 
     def _finish(self, state: Mapping[str, Any]) -> None:
         info = state.get(_STATE_KEY)
+        key = str(info.get(self.name)) if isinstance(info, Mapping) else None
+        if key == _NOT_CAPTURED:
+            return
         with self._lock:
-            trace = self._open.pop(str(info.get(self.name)), None) if isinstance(info, Mapping) else None
+            trace = self._open.pop(key, None) if key is not None else None
         if trace is None:
             log.warning("agentevals: ScoringMiddleware saw no before_agent for this run; it is not scored")
             return
@@ -236,9 +263,10 @@ def _config() -> Mapping[str, Any]:
         return {}
 
 
-def _user_metadata() -> dict[str, Any]:
-    metadata = _config().get("metadata") or {}
-    return dict(metadata) if isinstance(metadata, Mapping) else {}
+def _share_scorers(one: Any, other: Any) -> bool:
+    if one is other:
+        return True
+    return bool(set(getattr(one, "scorer_ids", ())) & set(getattr(other, "scorer_ids", ())))
 
 
 def _agent_name() -> str | None:

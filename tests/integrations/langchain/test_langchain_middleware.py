@@ -90,3 +90,32 @@ def test_end_to_end_with_scorers_and_sinks(make_agent: Any) -> None:
     middleware.shutdown(10)
     assert [r.score for r in memory.records] == [1.0, 1.0, 1.0]
     assert {r.scorer_id for r in memory.records} == {"short"}
+
+
+def test_middleware_and_handler_with_the_same_engine_score_each_run_once(
+    engine: Any, make_agent: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from agentevals_langchain import ScorerCallbackHandler
+
+    agent = make_agent(ScoringMiddleware(engine=engine), name="weather")
+    handler = ScorerCallbackHandler(engine=engine)
+    with caplog.at_level(logging.WARNING, logger="agentevals.langchain"):
+        for city in ("Paris", "Rome"):
+            agent.invoke(ask(city), config={"callbacks": [handler]})
+    assert sorted(run.input_text for run in engine.runs) == ["Paris", "Rome"]  # once each, not twice
+    warnings = [r.getMessage() for r in caplog.records if "steps aside" in r.getMessage()]
+    assert len(warnings) == 1  # said once, not per run
+    assert not [r for r in caplog.records if "saw no before_agent" in r.getMessage()]
+
+
+def test_middleware_and_handler_with_different_scorers_both_score(make_agent: Any) -> None:
+    from agentevals_langchain import ScorerCallbackHandler
+
+    always = create_scorer(id="always").generate_score(lambda run, **_: 1.0)
+    other = create_scorer(id="other").generate_score(lambda run, **_: 0.5)
+    memory = MemorySink()
+    middleware = ScoringMiddleware(scorers=[always], sinks=[memory])
+    handler = ScorerCallbackHandler(scorers=[other], sinks=[memory])
+    make_agent(middleware, name="weather").invoke(ask("Paris"), config={"callbacks": [handler]})
+    assert middleware.flush() and handler.flush()
+    assert sorted(r.scorer_id for r in memory.records) == ["always", "other"]
