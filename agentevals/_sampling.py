@@ -66,7 +66,7 @@ class Sampling:
 
     @classmethod
     def always(cls) -> Sampling:
-        """Score every run (the default; the seeds' ``{"type": "none"}``)."""
+        """Score every run (the default; Mastra's ``{"type": "none"}``)."""
         return cls("none", 1.0)
 
     @classmethod
@@ -81,7 +81,7 @@ class Sampling:
 
     @classmethod
     def of(cls, value: Any) -> Sampling:
-        """Accept a ``Sampling``, ``None`` (always), a rate, a callable or a seed-style mapping."""
+        """Accept a ``Sampling``, ``None`` (always), a rate, a callable or a Mastra-style mapping."""
         if isinstance(value, Sampling):
             return value
         if value is None:

@@ -112,7 +112,7 @@ class PromptStep:
 
     @classmethod
     def from_mapping(cls, spec: Mapping[str, Any]) -> PromptStep:
-        """Build from a dict in the seed's shape (snake_case or camelCase keys)."""
+        """Build from a dict in Mastra's prompt-object shape (snake_case or camelCase keys)."""
         names = {
             "description": "description",
             "create_prompt": "create_prompt",

@@ -57,7 +57,7 @@ class ItemResult:
 
     @property
     def scorer_results(self) -> dict[str, Any]:
-        """Records shaped like the seed: ``{id: record}``, or ``{"workflow": {...}, "steps": {...}}``."""
+        """As Mastra's runEvals: ``{id: record}``, or ``{"workflow": {...}, "steps": {...}}``."""
         top = {k: r for k, r in self.results.items() if k not in self.step_keys}
         if not self.nested:
             return top
