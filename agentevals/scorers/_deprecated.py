@@ -13,9 +13,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentevals._judge._judge import Judge
-from agentevals._scorer import Scorer
-
 
 @dataclass(frozen=True, slots=True)
 class Renamed:
@@ -58,14 +55,6 @@ def _instance(name: str) -> Callable[[], Any]:
     return functools.cache(lambda: getattr(importlib.import_module("agentevals.scorers.code"), name)())
 
 
-def _factuality(model: str | Judge, *, id: str = "factuality", scale: float = 1.0) -> Scorer:
-    """The old ``factuality(model, id=, scale=)``."""
-    from agentevals.scorers.llm import create_factuality_scorer
-
-    scorer = create_factuality_scorer(model, scale=scale)
-    return scorer if id == scorer.id else scorer.with_id(id)
-
-
 _LLM = "agentevals.scorers.llm"
 
 LLM_RENAMED: Mapping[str, Renamed] = {
@@ -86,7 +75,9 @@ SCORERS_RENAMED: Mapping[str, Renamed] = {
     "regex": Renamed(
         "agentevals.scorers.create_regex_scorer", _factory("agentevals.scorers.code", "create_regex_scorer")
     ),
-    "factuality": Renamed("agentevals.scorers.create_factuality_scorer", lambda: _factuality),
+    "factuality": Renamed(
+        "agentevals.scorers.create_factuality_scorer", _factory(f"{_LLM}._factuality", "old_factuality")
+    ),
     "create_trajectory_scorer_code": Renamed(
         "agentevals.scorers.create_trajectory_scorer",
         _factory("agentevals.scorers.trajectory", "create_trajectory_scorer"),
