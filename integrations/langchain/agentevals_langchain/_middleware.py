@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import logging
 import threading
@@ -43,8 +44,13 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
     After each run it copies the final messages (plus the system prompt, tool timings and errors and
     token usage it saw while wrapping model and tool calls), builds one ``Run`` and submits it to the
     engine; scoring runs in the background. Both sync and async hooks are implemented, so ``invoke``,
-    ``ainvoke`` and streaming all work; no hook ever raises into the agent. A run whose tool raises
-    fails the agent before ``after_agent``: use :class:`ScorerCallbackHandler` to score failed runs.
+    ``ainvoke`` and streaming all work; no hook ever raises into the agent.
+
+    A run whose model or tool call raises (and so never reaches ``after_agent``) is recorded with
+    ``score_errors=True``: a ``Run`` with ``error`` set and the messages up to the failure, submitted
+    once ``failure_grace`` seconds pass without the agent recovering (a retry or fallback middleware
+    listed before this one), at the latest at :meth:`flush`, :meth:`shutdown` or exit. Without it,
+    such runs are counted in ``failed_runs_not_scored``.
 
     >>> from agentevals.scorers import includes
     >>> agent = create_agent(model, tools=[...], middleware=[               # doctest: +SKIP
@@ -63,6 +69,8 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         entity: str | None = None,
         name: str | None = None,
         max_open_runs: int = 10_000,
+        score_errors: bool = False,
+        failure_grace: float = 5.0,
     ) -> None:
         LiveScoring.__init__(self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling)
         self.entity = entity
@@ -73,6 +81,18 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         self._lock = threading.Lock()
         self._open: OrderedDict[str, Trace] = OrderedDict()
         self._warned_double = False
+        self.score_errors = score_errors
+        self.failure_grace = failure_grace
+        # Runs whose model or tool call raised: root id -> (when, error, the messages so far).
+        self._failing: dict[str, tuple[float, BaseException, list[Any]]] = {}
+        self.failed_runs_not_scored = 0  # failed runs left out because score_errors is off
+        atexit.register(self._safely, self._finish_failed, True)
+
+    @property
+    def open_runs(self) -> int:
+        """Runs started and not yet finished (their captured data is still in memory)."""
+        with self._lock:
+            return len(self._open)
 
     @property
     def name(self) -> str:
@@ -104,13 +124,21 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         started = time.perf_counter()
-        response = handler(request)
+        try:
+            response = handler(request)
+        except BaseException as err:
+            self._safely(self._model_failed, request, err)
+            raise
         self._safely(self._model_done, request, response, started)
         return response
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         started = time.perf_counter()
-        response = await handler(request)
+        try:
+            response = await handler(request)
+        except BaseException as err:
+            self._safely(self._model_failed, request, err)
+            raise
         self._safely(self._model_done, request, response, started)
         return response
 
@@ -119,9 +147,9 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         try:
             result = handler(request)
         except BaseException as err:
-            self._safely(self._tool_done, key, None, err)
+            self._safely(self._tool_done, key, None, err, request)
             raise
-        self._safely(self._tool_done, key, result, None)
+        self._safely(self._tool_done, key, result, None, None)
         return result
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -129,10 +157,27 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         try:
             result = await handler(request)
         except BaseException as err:
-            self._safely(self._tool_done, key, None, err)
+            self._safely(self._tool_done, key, None, err, request)
             raise
-        self._safely(self._tool_done, key, result, None)
+        self._safely(self._tool_done, key, result, None, None)
         return result
+
+    # -- lifecycle: failed runs are finished before results are read ---------------------------------
+
+    def flush(self, timeout: float = 30.0) -> Any:
+        """Finish the runs that failed, then wait until every submitted run is scored and stored."""
+        self._safely(self._finish_failed, True)
+        return super().flush(timeout)
+
+    async def aflush(self, timeout: float = 30.0) -> Any:
+        """:meth:`flush` for async code."""
+        self._safely(self._finish_failed, True)
+        return await super().aflush(timeout)
+
+    def shutdown(self, timeout: float = 30.0) -> Any:
+        """Finish the runs that failed, then flush and stop the engine."""
+        self._safely(self._finish_failed, True)
+        return super().shutdown(timeout)
 
     # -- capture --------------------------------------------------------------------------------------
 
@@ -144,15 +189,17 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
             return None
 
     def _begin(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
+        self._finish_failed(False)
         config = _config()
         if self._scored_by_handler(config):
             return {_STATE_KEY: {self.name: _NOT_CAPTURED}}
         run_id = _root_run_id(runtime) or uuid.uuid4()
         metadata = config.get("metadata") or {}
+        agent_name = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
         trace = Trace(
             root_id=run_id,
             kind="agent",
-            name=self.entity,
+            name=self.entity or (str(agent_name) if agent_name else None),
             inputs=None,
             tags=(),
             metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
@@ -188,6 +235,40 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
             return None
         return self._open.get(str(info.get(self.name)))
 
+    def _failed(self, trace: Trace, error: BaseException, state: Any) -> None:
+        """A model or tool call of ``trace`` raised: the run fails unless the agent recovers (a retry or
+        fallback middleware outside this one) within ``failure_grace`` seconds. Caller holds the lock."""
+        messages = state.get("messages") if isinstance(state, Mapping) and self.score_errors else None
+        self._failing[str(trace.root_id)] = (time.monotonic(), error, list(messages or []))
+
+    def _model_failed(self, request: Any, error: BaseException) -> None:
+        state = getattr(request, "state", None)
+        with self._lock:
+            trace = self._trace_for(state)
+            if trace is not None:
+                trace.model_failed(0, error)
+                self._failed(trace, error, state)
+
+    def _finish_failed(self, everything: bool) -> None:
+        """Submit the failed runs whose grace is over (all of them with ``everything``)."""
+        if not self._failing:
+            return
+        now, done = time.monotonic(), []
+        with self._lock:
+            for key, (failed_at, error, messages) in list(self._failing.items()):
+                if everything or now - failed_at >= self.failure_grace:
+                    del self._failing[key]
+                    trace = self._open.pop(key, None)
+                    if trace is not None:
+                        done.append((trace, error, messages))
+        for trace, error, messages in done:
+            if not self.score_errors:
+                self.failed_runs_not_scored += 1
+                continue
+            ended = time.perf_counter()
+            finished = trace.seal({"messages": messages}, error=error, entity=trace.name, ended=ended)
+            self.submit_lazy(finished, run_id=finished.root_id, trace_id=finished.root_id)
+
     def _model_done(self, request: Any, response: Any, started: float) -> None:
         system = getattr(request, "system_message", None)
         model = getattr(request, "model", None)
@@ -200,6 +281,7 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
                 return
             if trace.first_prompt is None and system is not None:
                 trace.first_prompt = [system]
+            self._failing.pop(str(trace.root_id), None)  # a later call succeeded: the agent recovered
             trace.model_ms += (time.perf_counter() - started) * 1000
             trace.models.append(str(model_name))
             for message in getattr(response, "result", None) or [response]:
@@ -215,19 +297,24 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
             trace = self._trace_for(getattr(request, "state", None))
             if trace is None:
                 return None
+            self._failing.pop(str(trace.root_id), None)  # a later call started: the agent recovered
             key = uuid.uuid4().int
             trace.tool_started(
                 key, str(call.get("name", "tool")), dict(call.get("args") or {}), call.get("id")
             )
             return str(trace.root_id), key
 
-    def _tool_done(self, key: tuple[str, int] | None, result: Any, error: BaseException | None) -> None:
+    def _tool_done(
+        self, key: tuple[str, int] | None, result: Any, error: BaseException | None, request: Any
+    ) -> None:
         if key is None:
             return
         with self._lock:
             trace = self._open.get(key[0])
             if trace is not None:
                 trace.tool_ended(key[1], result, error)
+                if error is not None:
+                    self._failed(trace, error, getattr(request, "state", None))
 
     def _finish(self, state: Mapping[str, Any]) -> None:
         info = state.get(_STATE_KEY)
@@ -236,12 +323,13 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
             return
         with self._lock:
             trace = self._open.pop(key, None) if key is not None else None
+            if key is not None:
+                self._failing.pop(key, None)  # it reached the end: the agent recovered
         if trace is None:
             log.warning("agentevals: ScoringMiddleware saw no before_agent for this run; it is not scored")
             return
         outputs = {"messages": list(state.get("messages") or [])}
-        entity, ended = self.entity or _agent_name(), time.perf_counter()
-        finished = trace.seal(outputs, error=None, entity=entity, ended=ended)
+        finished = trace.seal(outputs, error=None, entity=trace.name, ended=time.perf_counter())
         self.submit_lazy(finished, run_id=finished.root_id, trace_id=finished.root_id)
 
 
@@ -267,9 +355,3 @@ def _share_scorers(one: Any, other: Any) -> bool:
     if one is other:
         return True
     return bool(set(getattr(one, "scorer_ids", ())) & set(getattr(other, "scorer_ids", ())))
-
-
-def _agent_name() -> str | None:
-    metadata = _config().get("metadata") or {}
-    name = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
-    return str(name) if name else None

@@ -119,3 +119,97 @@ def test_middleware_and_handler_with_different_scorers_both_score(make_agent: An
     make_agent(middleware, name="weather").invoke(ask("Paris"), config={"callbacks": [handler]})
     assert middleware.flush() and handler.flush()
     assert sorted(r.scorer_id for r in memory.records) == ["always", "other"]
+
+
+def test_a_run_whose_tool_raises_is_recorded_with_its_error_and_partial_messages(
+    engine: Any, broken_agent: Any
+) -> None:
+    from agentevals_langchain.testing import ScriptedChatModel
+    from langchain.agents import create_agent
+
+    from tests.integrations.langchain.conftest import broken_lookup, broken_reply
+
+    middleware = ScoringMiddleware(engine=engine, score_errors=True, failure_grace=60.0)
+    agent = create_agent(
+        ScriptedChatModel(respond=broken_reply), tools=[broken_lookup], middleware=[middleware], name="lookup"
+    )
+    with pytest.raises(RuntimeError, match="backend down"):
+        agent.invoke(ask("x"))
+    assert engine.runs == []  # still within the grace: the agent might have recovered
+    middleware.flush()
+    (run,) = engine.runs
+    assert run.error == "RuntimeError: backend down for x" and run.entity == "lookup"
+    assert run.input_text == "x"
+    (call,) = run.output_messages[-1].tool_invocations
+    assert call.tool_name == "broken_lookup" and "backend down" in str(call.error)
+
+
+def test_a_failed_run_is_submitted_when_the_grace_is_over_and_the_next_run_starts(
+    engine: Any, make_agent: Any
+) -> None:
+    from agentevals_langchain.testing import ScriptedChatModel
+    from langchain.agents import create_agent
+
+    from tests.integrations.langchain.conftest import broken_lookup, broken_reply
+
+    middleware = ScoringMiddleware(engine=engine, score_errors=True, failure_grace=0.0)
+    broken = create_agent(
+        ScriptedChatModel(respond=broken_reply), tools=[broken_lookup], middleware=[middleware]
+    )
+    with pytest.raises(RuntimeError):
+        broken.invoke(ask("x"))
+    with pytest.raises(RuntimeError):
+        broken.invoke(ask("y"))  # its start finishes the first failed run
+    assert [run.input_text for run in engine.runs] == ["x"]
+    assert engine.runs[0].error is not None
+
+
+def test_a_run_the_agent_recovers_from_is_scored_once_without_error(engine: Any) -> None:
+    from agentevals_langchain.testing import ScriptedChatModel
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import ToolRetryMiddleware
+    from langchain_core.tools import tool
+
+    attempts: list[int] = []
+
+    @tool
+    def flaky(key: str) -> str:
+        """A lookup that fails once."""
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise ConnectionError("first attempt fails")
+        return "found"
+
+    from tests.integrations.langchain.conftest import tool_call
+
+    def reply(messages: list[Any]) -> Any:
+        from langchain_core.messages import AIMessage, HumanMessage
+
+        if isinstance(messages[-1], HumanMessage):
+            return AIMessage(content="", tool_calls=[tool_call("flaky", {"key": "k"})])
+        return f"Result: {messages[-1].text}"
+
+    middleware = ScoringMiddleware(engine=engine, score_errors=True, failure_grace=0.0)
+    retry = ToolRetryMiddleware(max_retries=2, initial_delay=0.0, jitter=False)
+    agent = create_agent(ScriptedChatModel(respond=reply), tools=[flaky], middleware=[retry, middleware])
+    assert agent.invoke(ask("k"))["messages"][-1].text == "Result: found"
+    middleware.flush()
+    (run,) = engine.runs
+    assert run.error is None and run.output_text == "Result: found"
+    assert len(attempts) == 2
+
+
+def test_failed_runs_are_not_recorded_without_score_errors(engine: Any, broken_agent: Any) -> None:
+    from agentevals_langchain.testing import ScriptedChatModel
+    from langchain.agents import create_agent
+
+    from tests.integrations.langchain.conftest import broken_lookup, broken_reply
+
+    middleware = ScoringMiddleware(engine=engine)
+    agent = create_agent(
+        ScriptedChatModel(respond=broken_reply), tools=[broken_lookup], middleware=[middleware]
+    )
+    with pytest.raises(RuntimeError):
+        agent.invoke(ask("x"))
+    middleware.flush()
+    assert engine.runs == [] and middleware.open_runs == 0 and middleware.failed_runs_not_scored == 1
