@@ -6,7 +6,7 @@
 1.0
 """
 
-from agentevals import _conflicts  # noqa: F401  (first: a clear ImportError if another project shares this package)
+from agentevals import installation  # noqa: F401  (first: a clear ImportError if another project shares this package)
 from agentevals._decorator import scored
 from agentevals._deprecation import deprecated_names
 from agentevals._engine import ScoringEngine

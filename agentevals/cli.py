@@ -99,14 +99,16 @@ COMMANDS = "agentevals.commands"
 def _demo(args: argparse.Namespace) -> int:
     from importlib.metadata import entry_points
 
+    hint = "agentevals demo needs the LangChain integration: pip install 'agentevals-core[langchain]'"
     points = entry_points(group=COMMANDS, name="demo")
     if not points:
-        print(
-            "agentevals demo needs the LangChain integration: pip install 'agentevals-core[langchain]'",
-            file=sys.stderr,
-        )
+        print(hint, file=sys.stderr)
         return 2
-    demo_main = next(iter(points)).load()
+    try:
+        demo_main = next(iter(points)).load()
+    except ImportError as err:  # installed, but broken or missing one of its dependencies
+        print(f"{hint} ({err})", file=sys.stderr)
+        return 2
     return int(demo_main(list(args.rest)))
 
 

@@ -264,9 +264,28 @@ def test_demo_delegates_to_the_langchain_integration(monkeypatch: pytest.MonkeyP
 def test_demo_without_the_integration_says_how_to_install(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(sys.modules, "agentevals_langchain.demo", None)  # makes the import fail
+    import importlib.metadata
+
+    real = importlib.metadata.entry_points
+
+    def without_commands(**selection: str) -> importlib.metadata.EntryPoints:
+        points = real(**selection)
+        return (
+            importlib.metadata.EntryPoints([]) if selection.get("group") == "agentevals.commands" else points
+        )
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", without_commands)  # no integration installed
     assert main(["demo"]) == 2
     assert "pip install 'agentevals-core[langchain]'" in capsys.readouterr().err
+
+
+def test_demo_of_a_broken_integration_says_how_to_reinstall(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "agentevals_langchain.demo", None)  # its import fails
+    assert main(["demo"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'agentevals-core[langchain]'" in err and "agentevals_langchain.demo" in err
 
 
 def test_console_script_exit_codes_end_to_end(project: Path) -> None:
