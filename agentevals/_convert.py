@@ -1,7 +1,7 @@
 """Converters from OpenAI-style message dicts and LangChain messages into canonical messages.
 
 Tool results (OpenAI ``role="tool"`` messages, LangChain ``ToolMessage``) are folded into the matching
-``ToolInvocation`` of the assistant message that made the call, as the seed's message shape expects.
+``ToolInvocation`` of the assistant message that made the call, as the canonical message shape expects.
 """
 
 from __future__ import annotations
@@ -92,7 +92,13 @@ def _langchain_role(msg: Any) -> str:
 @functools.cache
 def _langchain_messages() -> tuple[Any, Any, Any, Callable[[Any], list[Any]]]:
     """LangChain's message classes, imported once (an import statement costs microseconds per call)."""
-    from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
+    try:
+        from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
+    except ImportError as err:
+        raise ImportError(
+            "these messages are neither agentevals Messages nor OpenAI-style dicts; reading them as "
+            "LangChain messages needs LangChain: pip install 'agentevals-core[langchain]'"
+        ) from err
 
     return AIMessage, BaseMessage, ToolMessage, convert_to_messages
 

@@ -40,8 +40,8 @@ def scored(
     scoring runs in the background. The decorated function has an ``engine`` attribute (flush it before
     exit). A raising function re-raises; its run is scored only with ``score_errors=True``.
 
-    >>> from agentevals.scorers import includes
-    >>> @scored(scorers=[includes])                            # doctest: +SKIP
+    >>> from agentevals.scorers import create_includes_scorer
+    >>> @scored(scorers=[create_includes_scorer()])              # doctest: +SKIP
     ... def answer(prompt: str) -> str:
     ...     return "Paris"
     >>> answer("Capital of France?"); answer.engine.flush()    # doctest: +SKIP
