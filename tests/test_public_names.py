@@ -1,0 +1,66 @@
+"""The top-level ``agentevals`` names: a small first surface; names that moved warn once and still work."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import agentevals
+
+MOVED = {
+    "EngineStats": "agentevals.engine",
+    "ScorerEntry": "agentevals.engine",
+    "EvalItem": "agentevals.evals",
+    "EvalSummary": "agentevals.evals",
+    "ItemResult": "agentevals.evals",
+    "ScorerStats": "agentevals.evals",
+    "JudgeOutputError": "agentevals.errors",
+    "RunBuildError": "agentevals.errors",
+    "JudgeCall": "agentevals.results",
+    "ScoreFailure": "agentevals.results",
+    "SkipJudge": "agentevals.steps",
+    "StepInfo": "agentevals.steps",
+    "StepResults": "agentevals.steps",
+    "is_scoring": "agentevals.steps",
+    "messages_from_langchain": "agentevals.messages",
+    "messages_from_openai": "agentevals.messages",
+}
+
+
+def test_the_first_surface_is_small_and_importable() -> None:
+    assert 15 <= len(agentevals.__all__) <= 25
+    for name in agentevals.__all__:
+        assert getattr(agentevals, name) is not None
+    assert not set(MOVED) & set(agentevals.__all__)
+
+
+@pytest.mark.parametrize(("name", "module"), sorted(MOVED.items()))
+def test_a_moved_name_warns_once_in_a_fresh_process_and_is_the_same_object(name: str, module: str) -> None:
+    code = (
+        "import warnings, importlib, agentevals\n"
+        "warnings.simplefilter('always')\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        f"    first = agentevals.{name}\n"
+        f"    second = agentevals.{name}\n"
+        f"assert first is second is getattr(importlib.import_module({module!r}), {name!r})\n"
+        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str([f"agentevals.{name} is deprecated; use {module}.{name}"])
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        agentevals.Nope  # noqa: B018
+
+
+def test_new_homes_export_what_they_list() -> None:
+    for module in set(MOVED.values()) | {"agentevals.live"}:
+        loaded = importlib.import_module(module)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert all(getattr(loaded, name) is not None for name in loaded.__all__)
