@@ -11,7 +11,6 @@ from agentevals._decorator import scored
 from agentevals._deprecation import deprecated_names
 from agentevals._engine import ScoringEngine
 from agentevals._errors import AgentEvalsError, JudgeError, ScorerError
-from agentevals._evals import EvalResult, arun_evals, run_evals
 from agentevals._judge._judge import Judge
 from agentevals._messages import AgentInput, Message, ToolInvocation
 from agentevals._result import ScoreRecord, ScoreResult
@@ -19,6 +18,7 @@ from agentevals._run import Run
 from agentevals._sampling import Sampling
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import PromptStep
+from agentevals.evals import EvalResult, arun_evals, run_evals
 
 __all__ = [
     "AgentEvalsError",

@@ -116,7 +116,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from agentevals._evals import run_evals
+    from agentevals.evals import run_evals
 
     target = load_object(args.target, "--target")
     scorers = [load_scorer(spec) for spec in args.scorer]

@@ -3,17 +3,10 @@
 >>> from agentevals.evals import EvalItem, run_evals
 """
 
-from agentevals._evals import (
-    EvalItem,
-    EvalResult,
-    EvalSummary,
-    ItemResult,
-    ScorerStats,
-    Threshold,
-    arun_evals,
-    load_items,
-    run_evals,
-)
+from agentevals._evals._config import Threshold
+from agentevals._evals._data import EvalItem, load_items
+from agentevals._evals._run_evals import arun_evals, run_evals
+from agentevals._evals._summary import EvalResult, EvalSummary, ItemResult, ScorerStats
 
 __all__ = [
     "EvalItem",

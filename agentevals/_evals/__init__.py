@@ -1,18 +1,4 @@
-"""Batch evaluation: ``run_evals`` over a dataset, its results, and the stored-results report."""
+"""Batch evaluation: ``run_evals`` over a dataset, its results, and the stored-results report.
 
-from agentevals._evals._config import Threshold
-from agentevals._evals._data import EvalItem, load_items
-from agentevals._evals._run_evals import arun_evals, run_evals
-from agentevals._evals._summary import EvalResult, EvalSummary, ItemResult, ScorerStats
-
-__all__ = [
-    "EvalItem",
-    "EvalResult",
-    "EvalSummary",
-    "ItemResult",
-    "ScorerStats",
-    "Threshold",
-    "arun_evals",
-    "load_items",
-    "run_evals",
-]
+The public names are in :mod:`agentevals.evals`.
+"""

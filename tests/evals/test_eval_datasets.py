@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentevals import run_evals
-from agentevals._evals import load_items
-from agentevals.evals import EvalItem
+from agentevals.evals import EvalItem, load_items
 from agentevals.scorers import create_exact_match_scorer
 
 ROWS = [
