@@ -8,6 +8,7 @@ clients valid across calls.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -32,6 +33,11 @@ def background_loop() -> asyncio.AbstractEventLoop:
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion from synchronous code, in or out of a running event loop."""
+    return run_soon(coro).result()
+
+
+def run_soon(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+    """Start ``coro`` on the shared loop from synchronous code; its future to wait on."""
     loop = background_loop()
     try:
         running = asyncio.get_running_loop()
@@ -43,4 +49,4 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
             "a sync agentevals call was made on agentevals' own event loop; await the async "
             "variant instead (e.g. `await scorer.run(...)` rather than `scorer.run_sync(...)`)"
         )
-    return asyncio.run_coroutine_threadsafe(coro, loop).result()
+    return asyncio.run_coroutine_threadsafe(coro, loop)

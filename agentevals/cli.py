@@ -1,6 +1,7 @@
 """The ``agentevals`` command: ``demo``, ``eval``, ``report`` and ``replay``.
 
-Exit codes: 0 success, 1 a threshold or gate failed or an item errored (``eval``), 2 usage errors.
+Exit codes: 0 success, 1 a threshold or gate failed or an item errored (``eval``), 2 usage errors,
+130 interrupted (Ctrl-C; ``eval`` prints the summary of the items done first).
 Example: ``agentevals eval data.jsonl --target app:agent --scorer exact_match --threshold exact_match=0.8``
 """
 
@@ -11,13 +12,16 @@ import importlib
 import importlib.util
 import inspect
 import json
+import os
 import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from agentevals._scorer import Scorer
+
+INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
 
 
 class UsageError(Exception):
@@ -148,6 +152,10 @@ def _eval(args: argparse.Namespace) -> int:
         from agentevals._evals._render import render_eval
 
         render_eval(result, _console())
+    if result.interrupted:
+        done, total = result.summary.total_runs, result.summary.total_items * args.repeats
+        print(f"agentevals eval: interrupted after {done} of {total} runs", file=sys.stderr)
+        return INTERRUPTED
     return 0 if result.passed else 1
 
 
@@ -174,6 +182,7 @@ def _result_json(result: Any) -> dict[str, Any]:
     summary = result.summary
     return {
         "verdict": result.verdict,
+        "interrupted": result.interrupted,
         "eval_id": summary.eval_id,
         "scores": result.scores,
         "total_items": summary.total_items,
@@ -319,5 +328,19 @@ def _console() -> Any:
     return Console(width=None if sys.stdout.isatty() else 160)
 
 
+def run() -> NoReturn:
+    """The console script: :func:`main`, then exit with its code.
+
+    After Ctrl-C (130) the process exits at once instead of waiting for a target still running in a
+    thread of an interrupted ``eval`` (Python would join that thread first).
+    """
+    code = main()
+    if code == INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -55,7 +55,7 @@ def render_eval(result: EvalResult, console: Console, *, max_failures: int = 10)
     for warning in result.summary.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     summary = result.summary
-    colour = {"passed": "green", "scored": "yellow", "failed": "red"}[result.verdict]
+    colour = {"passed": "green", "below_threshold": "yellow", "errored": "red"}[result.verdict]
     console.print(
         f"{summary.total_items} items, {summary.total_runs} runs, {summary.failed_items} failed items, "
         f"{summary.duration_ms / 1000:.2f} s: [bold {colour}]{result.verdict}[/bold {colour}]"

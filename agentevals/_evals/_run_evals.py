@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Protocol
 from uuid import UUID
@@ -20,7 +21,7 @@ from agentevals._evals._targets import StepCapture, TargetOutput, call_target, c
 from agentevals._failure import failure_record
 from agentevals._result import ScoreRecord, utc_now
 from agentevals._run import Run, new_run_id
-from agentevals._sync import run_sync
+from agentevals._sync import background_loop, run_soon
 
 logger = logging.getLogger("agentevals.evals")
 
@@ -44,6 +45,7 @@ async def arun_evals(
     gates: Sequence[Any] | None = None,
     sinks: Sequence[_Sink | Callable[..., Any]] | None = None,
     progress: bool = True,
+    stop: asyncio.Event | None = None,
 ) -> EvalResult:
     """Run ``target`` on every item of ``data`` and score each result; never aborts on an item's error.
 
@@ -55,6 +57,8 @@ async def arun_evals(
     ``thresholds`` maps scorer ids to a minimum (or ``{"min": .., "max": ..}``); ``gates`` are scorers
     that must score 1.0 on every item. Every record also goes to ``sinks`` (``source="test"``); the
     sinks are not closed. ``on_item_complete(item=, target_result=, scorer_results=)`` may be async.
+    Setting ``stop`` (an ``asyncio.Event`` of the running loop) ends the run early: items under way are
+    cancelled and the result covers the items done, with ``interrupted=True``.
 
     >>> import asyncio
     >>> from agentevals.scorers import create_exact_match_scorer
@@ -76,7 +80,8 @@ async def arun_evals(
     runner.executor = executor
     started = time.perf_counter()
     limit = asyncio.Semaphore(concurrency)
-    with executor, ProgressBar(len(items) * repeats, enabled=progress) as bar:
+    # Never waits for a sync target still running in a thread (an interrupted run leaves it behind).
+    with _shut_down_without_waiting(executor), ProgressBar(len(items) * repeats, enabled=progress) as bar:
 
         async def one(item: EvalItem, repeat: int) -> ItemResult:
             async with limit:
@@ -86,13 +91,15 @@ async def arun_evals(
             return result
 
         tasks = [asyncio.ensure_future(one(item, r)) for item in items for r in range(repeats)]
+        interrupted = False
         try:
-            done = await asyncio.gather(*tasks)
+            interrupted = await _until_done_or_stopped(tasks, stop)
         except BaseException:  # only the user's callback can raise here: stop the other items, re-raise
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _cancel_all(tasks)
             raise
+        if interrupted:
+            await _cancel_all(tasks)
+    done = [t.result() for t in tasks if t.done() and not t.cancelled() and t.exception() is None]
     results = sorted(done, key=lambda r: (r.index, r.repeat))
     return summarize(
         results,
@@ -101,7 +108,43 @@ async def arun_evals(
         duration_ms=(time.perf_counter() - started) * 1000,
         sink_errors=runner.sink_errors,
         eval_id=runner.eval_id,
+        interrupted=interrupted,
     )
+
+
+async def _until_done_or_stopped(
+    tasks: Sequence[asyncio.Task[ItemResult]], stop: asyncio.Event | None
+) -> bool:
+    """Wait for every item (raising the first error); ``True`` when ``stop`` was set first."""
+    everything: asyncio.Future[Any] = asyncio.gather(*tasks)
+    if stop is None:
+        await everything
+        return False
+    stopped: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([everything, stopped], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    if everything.done():
+        everything.result()  # re-raises a callback's error
+        return False
+    everything.add_done_callback(lambda gathered: gathered.cancelled() or gathered.exception())
+    everything.cancel()
+    return True
+
+
+@contextlib.contextmanager
+def _shut_down_without_waiting(executor: ThreadPoolExecutor) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+
+
+async def _cancel_all(tasks: Sequence[asyncio.Task[ItemResult]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def run_evals(
@@ -119,25 +162,35 @@ def run_evals(
 ) -> EvalResult:
     """Blocking :func:`arun_evals`; works in scripts and inside a running event loop (Jupyter).
 
+    Ctrl-C (``KeyboardInterrupt``) stops the run quietly: items under way are cancelled and the result
+    covers the items done, with ``interrupted=True``. A second Ctrl-C while it winds down is raised.
+
     >>> from agentevals.scorers import create_exact_match_scorer
     >>> run_evals(data=[{"input": "a", "ground_truth": "A"}, {"input": "b", "ground_truth": "b"}],
     ...           scorers=[create_exact_match_scorer()], target=str.upper, progress=False).scores
     {'exact_match': 0.5}
     """
-    return run_sync(
-        arun_evals(
-            data,
-            scorers,
-            target,
-            concurrency=concurrency,
-            on_item_complete=on_item_complete,
-            repeats=repeats,
-            thresholds=thresholds,
-            gates=gates,
-            sinks=sinks,
-            progress=progress,
-        )
+    loop = background_loop()
+    stop = asyncio.Event()  # only touched on the loop's thread (set through call_soon_threadsafe)
+    evaluation = arun_evals(
+        data,
+        scorers,
+        target,
+        concurrency=concurrency,
+        on_item_complete=on_item_complete,
+        repeats=repeats,
+        thresholds=thresholds,
+        gates=gates,
+        sinks=sinks,
+        progress=progress,
+        stop=stop,
     )
+    future = run_soon(evaluation)
+    try:
+        return future.result()
+    except KeyboardInterrupt:
+        loop.call_soon_threadsafe(stop.set)
+        return future.result()
 
 
 class _Runner:

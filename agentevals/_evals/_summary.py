@@ -12,7 +12,7 @@ from agentevals._evals._data import EvalItem
 from agentevals._result import ScoreFailure, ScoreRecord
 from agentevals._run import Run
 
-Verdict = Literal["passed", "scored", "failed"]
+Verdict = Literal["passed", "below_threshold", "errored"]
 
 
 @dataclass(frozen=True)
@@ -120,19 +120,21 @@ class EvalResult:
     """What ``run_evals`` returns.
 
     ``scores`` holds each scorer's mean (``None`` when it never produced a score), nested as
-    ``{"workflow": {...}, "steps": {node: {...}}}`` for a workflow config. ``verdict`` is ``"failed"``
-    when a gate failed or any item errored, ``"scored"`` when a threshold was missed, else ``"passed"``;
-    ``passed`` is ``verdict == "passed"``.
+    ``{"workflow": {...}, "steps": {node: {...}}}`` for a workflow config. ``verdict`` is ``"errored"``
+    when any item errored, ``"below_threshold"`` when a threshold or gate was missed, else ``"passed"``.
+    ``interrupted`` says the run was stopped early (Ctrl-C): everything covers the items done only, and
+    ``passed`` (``verdict == "passed"`` on a complete run) is ``False``.
     """
 
     scores: dict[str, Any]
     summary: EvalSummary
     items: list[ItemResult] = field(repr=False)
     verdict: Verdict
+    interrupted: bool = False
 
     @property
     def passed(self) -> bool:
-        return self.verdict == "passed"
+        return self.verdict == "passed" and not self.interrupted
 
     @property
     def stats(self) -> dict[str, ScorerStats]:
@@ -167,6 +169,7 @@ def summarize(
     duration_ms: float,
     sink_errors: int = 0,
     eval_id: str = "",
+    interrupted: bool = False,
 ) -> EvalResult:
     """Aggregate item results into per-scorer statistics, the ``scores`` mapping and the verdict."""
     stats = {spec.key: _stats(spec, items) for spec in plan.specs}
@@ -196,6 +199,7 @@ def summarize(
         summary=summary,
         items=items,
         verdict=_verdict(stats, bool(failed)),
+        interrupted=interrupted,
     )
 
 
@@ -254,8 +258,8 @@ def _scores(plan: ScorerPlan, stats: dict[str, ScorerStats]) -> dict[str, Any]:
 
 
 def _verdict(stats: dict[str, ScorerStats], errors: bool) -> Verdict:
-    if errors or any(s.gate and s.passed is False for s in stats.values()):
-        return "failed"
+    if errors:
+        return "errored"
     if any(s.passed is False for s in stats.values()):
-        return "scored"
+        return "below_threshold"
     return "passed"

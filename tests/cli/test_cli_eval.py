@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -98,7 +99,7 @@ def test_eval_exits_1_when_a_threshold_fails(project: Path, capsys: pytest.Captu
     )
     summary = _json(capsys)
     assert code == 1
-    assert summary["verdict"] == "scored"
+    assert summary["verdict"] == "below_threshold"
     assert summary["scorers"]["exact_match"]["passed"] is False  # type: ignore[index]
 
 
@@ -109,7 +110,7 @@ def test_eval_exits_1_when_items_error(project: Path, capsys: pytest.CaptureFixt
     )
     out = capsys.readouterr().out
     assert code == 1
-    assert "RuntimeError: target exploded" in out and out.rstrip().endswith("failed")
+    assert "RuntimeError: target exploded" in out and out.rstrip().endswith("errored")
 
 
 def test_scorer_options_factories_and_user_scorers(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -309,3 +310,61 @@ def test_console_script_exit_codes_end_to_end(project: Path) -> None:
         [*base, "--threshold", "exact_match=0.9"], capture_output=True, text=True, cwd=project
     )
     assert low.returncode == 1
+
+
+def test_ctrl_c_prints_the_summary_of_the_items_done_and_exits_130(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    (tmp_path / "slowapp.py").write_text(
+        "import pathlib, time\n"
+        "def answer(text):\n"
+        "    if text == 'slow':\n"
+        "        pathlib.Path('started').touch()\n"
+        "        time.sleep(60)\n"
+        "    return text.upper()\n"
+    )
+    rows = [{"input": "a", "ground_truth": "A"}, {"input": "b", "ground_truth": "B"}, {"input": "slow"}]
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    command = [sys.executable, "-m", "agentevals.cli", "eval", "data.jsonl", "--target", "slowapp:answer"]
+    proc = subprocess.Popen(
+        [*command, "--scorer", "exact_match", "--no-progress", "--concurrency", "1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "started").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted after 2 of 3 runs" in err
+    assert "Traceback" not in err and "Task was destroyed" not in err
+    assert "exact_match" in out  # the summary table of the two items done
+
+
+async def test_arun_evals_stopped_early_covers_the_items_done() -> None:
+    import asyncio
+
+    from agentevals.evals import arun_evals
+    from agentevals.scorers import create_exact_match_scorer
+
+    stop = asyncio.Event()
+
+    async def target(text: str) -> str:
+        if text == "slow":
+            stop.set()
+            await asyncio.sleep(60)
+        return text.upper()
+
+    data = [{"input": "a", "ground_truth": "A"}, {"input": "slow"}]
+    result = await arun_evals(
+        data, [create_exact_match_scorer()], target, concurrency=1, progress=False, stop=stop
+    )
+    assert result.interrupted and not result.passed
+    assert [item.index for item in result.items] == [0] and result.summary.total_items == 2
+    assert result.scores == {"exact_match": 1.0}

@@ -113,7 +113,7 @@ async def test_a_failing_target_is_recorded_per_item_and_the_rest_are_scored() -
     assert (failure.error_type, failure.failed_step) == ("ConnectionError", "target")
     assert failure.input == "q3" and failure.metadata["eval_item"] == 3
     assert all(i.passed for i in result.items if i.index != 3)
-    assert result.verdict == "failed" and not result.passed
+    assert result.verdict == "errored" and not result.passed
 
 
 async def test_a_failing_scorer_is_recorded_per_item() -> None:
@@ -207,7 +207,7 @@ async def test_thresholds_set_pass_fail_per_item_and_overall() -> None:
         data, [create_exact_match_scorer(), half], str.upper, thresholds=thresholds, progress=False
     )
     assert failing.stats["exact_match"].passed is False and failing.stats["half"].passed is True
-    assert failing.verdict == "scored" and not failing.passed
+    assert failing.verdict == "below_threshold" and not failing.passed
     assert [s.key for s in failing.failed_thresholds] == ["exact_match"]
 
 
@@ -225,7 +225,7 @@ async def test_gates_must_score_one_on_every_item() -> None:
     gated = await arun_evals(
         [{"input": "a"}, {"input": ""}], [], str.upper, gates=[non_empty], progress=False
     )
-    assert gated.stats["non-empty"].passed is False and gated.verdict == "failed"
+    assert gated.stats["non-empty"].passed is False and gated.verdict == "below_threshold"
 
 
 class ListSink:
