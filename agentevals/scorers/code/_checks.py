@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentevals._messages import Message
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import StepResults
+from agentevals.scorers._canonical import comparable
 from agentevals.scorers._run_text import assistant_text
 from agentevals.scorers._text import dice_similarity
 from agentevals.scorers.code._tool_call_accuracy import is_subsequence
@@ -62,6 +64,21 @@ def _require_text(value: Any, what: str) -> str:
     return value
 
 
+def _require_value(value: Any, what: str) -> Any:
+    if value is None:
+        raise TypeError(f"{what} must be a string or a JSON value (dict, list, number), got None")
+    return value
+
+
+def _texts(run: Run, separator: str, target: Any) -> tuple[str, str]:
+    """The output text and ``target`` in one canonical form (structured values as canonical JSON)."""
+    output = run.output
+    plain = output is not None and not isinstance(output, str | Message)
+    if plain and isinstance(output, list) and output and all(isinstance(m, Message) for m in output):
+        plain = False
+    return comparable(output if plain else assistant_text(run, separator), target)
+
+
 def _tools(run: Run) -> list[str]:
     if run.output is None:
         raise ValueError("this check reads the agent's tool calls, but run.output is None; pass output=")
@@ -69,13 +86,16 @@ def _tools(run: Run) -> list[str]:
 
 
 def includes(
-    expected: str, *, ignore_case: bool = True, id: str | None = None, name: str | None = None
+    expected: Any, *, ignore_case: bool = True, id: str | None = None, name: str | None = None
 ) -> Scorer:
-    """1 if the assistant text (messages joined with spaces) contains ``expected``."""
-    target = _require_text(expected, "expected")
+    """1 if the assistant text (messages joined with spaces) contains ``expected``.
+
+    A structured ``expected`` (or output) is compared as canonical JSON (sorted keys).
+    """
+    target = _require_value(expected, "expected")
 
     def preprocess(run: Run) -> dict[str, Any]:
-        output, wanted = assistant_text(run, " "), target
+        output, wanted = _texts(run, " ", target)
         if ignore_case:
             output, wanted = output.lower(), wanted.lower()
         return {"output": output, "target": wanted, "passed": wanted in output}
@@ -86,13 +106,13 @@ def includes(
 
 
 def excludes(
-    unwanted: str, *, ignore_case: bool = True, id: str | None = None, name: str | None = None
+    unwanted: Any, *, ignore_case: bool = True, id: str | None = None, name: str | None = None
 ) -> Scorer:
     """1 if the assistant text does not contain ``unwanted``."""
-    target = _require_text(unwanted, "unwanted")
+    target = _require_value(unwanted, "unwanted")
 
     def preprocess(run: Run) -> dict[str, Any]:
-        output, wanted = assistant_text(run, " "), target
+        output, wanted = _texts(run, " ", target)
         if ignore_case:
             output, wanted = output.lower(), wanted.lower()
         return {"output": output, "target": wanted, "passed": wanted not in output}
@@ -103,13 +123,16 @@ def excludes(
 
 
 def equals(
-    expected: str, *, ignore_case: bool = True, id: str | None = None, name: str | None = None
+    expected: Any, *, ignore_case: bool = True, id: str | None = None, name: str | None = None
 ) -> Scorer:
-    """1 if the assistant text (messages joined without separator) equals ``expected``."""
-    target = _require_text(expected, "expected")
+    """1 if the assistant text (messages joined without separator) equals ``expected``.
+
+    A structured ``expected`` (or output) is compared as canonical JSON: key order does not matter.
+    """
+    target = _require_value(expected, "expected")
 
     def preprocess(run: Run) -> dict[str, Any]:
-        output, wanted = assistant_text(run, ""), target
+        output, wanted = _texts(run, "", target)
         if ignore_case:
             output, wanted = output.lower(), wanted.lower()
         return {"output": output, "target": wanted, "passed": output == wanted}
@@ -136,7 +159,7 @@ def matches(
 
 
 def similarity(
-    expected: str,
+    expected: Any,
     *,
     threshold: float | None = None,
     ignore_case: bool = True,
@@ -144,12 +167,12 @@ def similarity(
     name: str | None = None,
 ) -> Scorer:
     """Dice similarity of the assistant text and ``expected`` (0–1); with ``threshold``, 1 if ≥ it else 0."""
-    target = _require_text(expected, "expected")
+    target = _require_value(expected, "expected")
     if threshold is not None and not (isinstance(threshold, int | float) and 0 <= threshold <= 1):
         raise ValueError(f"threshold must be a number between 0 and 1, got {threshold!r}")
 
     def preprocess(run: Run) -> dict[str, Any]:
-        output, wanted = assistant_text(run, " "), target
+        output, wanted = _texts(run, " ", target)
         if ignore_case:
             output, wanted = output.lower(), wanted.lower()
         return {

@@ -1,6 +1,9 @@
 """Deterministic output-vs-expected scorers: exact match, substring, regex, Levenshtein, JSON.
 
 The output is the run's assistant text (or the plain output); the expected value is ``ground_truth``.
+Two strings are compared as they are; when either side is structured (a dict, list, number, ...),
+both are compared as canonical JSON (sorted keys, a JSON string parsed first), so ``{"a": 1}``
+matches ``{"a": 1}`` and ``'{"a": 1}'`` (see :mod:`agentevals.scorers._canonical`).
 """
 
 from __future__ import annotations
@@ -13,21 +16,25 @@ from rapidfuzz.distance import Levenshtein
 
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
+from agentevals.scorers._canonical import canonical_text, comparable, output_value
 
 
-def _expected(run: Run, scorer: str) -> str:
+def _texts(run: Run, scorer: str) -> tuple[str, str]:
+    """``(output, expected)`` in one canonical form."""
     if run.ground_truth is None:
         raise ValueError(f"{scorer} compares the output with ground_truth, but the run has none")
-    return run.ground_truth if isinstance(run.ground_truth, str) else str(run.ground_truth)
+    return comparable(output_value(run, scorer), run.ground_truth)
 
 
 def _exact(run: Run) -> dict[str, Any]:
-    expected, output = _expected(run, "exact_match"), run.output_text
+    output, expected = _texts(run, "exact_match")
     return {"expected": expected, "output": output, "match": output == expected}
 
 
 def create_exact_match_scorer() -> Scorer:
-    """1 when the output equals ``str(ground_truth)`` exactly, else 0 (id ``exact_match``).
+    """1 when the output equals ``ground_truth`` exactly, else 0 (id ``exact_match``).
+
+    Structured values compare as canonical JSON: key order does not matter.
 
     >>> create_exact_match_scorer().run_sync(input="2+2?", output="4", ground_truth="4").score
     1.0
@@ -48,12 +55,14 @@ def create_exact_match_scorer() -> Scorer:
 
 
 def _includes(run: Run) -> dict[str, Any]:
-    expected = _expected(run, "includes")
-    return {"expected": expected, "found": expected in run.output_text}
+    output, expected = _texts(run, "includes")
+    return {"expected": expected, "found": expected in output}
 
 
 def create_includes_scorer() -> Scorer:
-    """1 when the output contains ``str(ground_truth)``, else 0 (id ``includes``).
+    """1 when the output contains ``ground_truth`` (structured values as canonical JSON), else 0.
+
+    The id is ``includes``.
 
     >>> create_includes_scorer().run_sync(input="Capital?", output="It is Paris.", ground_truth="Paris").score
     1.0
@@ -75,6 +84,9 @@ def create_includes_scorer() -> Scorer:
 def create_regex_scorer(pattern: str | re.Pattern[str], *, id: str = "regex") -> Scorer:
     """1 when ``pattern`` matches somewhere in the output (``re.search``), else 0.
 
+    A structured output is searched as canonical JSON text (sorted keys), as the other matching
+    scorers see it.
+
     >>> create_regex_scorer(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$").run_sync(
     ...     input="Extract the email", output="ada@example.com").score
     1.0
@@ -86,7 +98,7 @@ def create_regex_scorer(pattern: str | re.Pattern[str], *, id: str = "regex") ->
         )
     return (
         create_scorer(id=id, description=f"1 when the output matches /{compiled.pattern}/")
-        .analyze(lambda run, **_: {"matched": compiled.search(run.output_text) is not None})
+        .analyze(lambda run, **_: {"matched": compiled.search(_regex_text(run, id)) is not None})
         .generate_score(lambda results, **_: 1.0 if results.analyze_step_result["matched"] else 0.0)
         .generate_reason(
             lambda results, **_: (
@@ -98,8 +110,13 @@ def create_regex_scorer(pattern: str | re.Pattern[str], *, id: str = "regex") ->
     )
 
 
+def _regex_text(run: Run, scorer: str) -> str:
+    value = output_value(run, scorer)
+    return value if isinstance(value, str) else canonical_text(value)
+
+
 def _levenshtein(run: Run) -> dict[str, Any]:
-    expected, output = _expected(run, "levenshtein"), run.output_text
+    output, expected = _texts(run, "levenshtein")
     return {
         "distance": Levenshtein.distance(output, expected),
         "similarity": 1.0 if output == expected else Levenshtein.normalized_similarity(output, expected),
@@ -130,12 +147,18 @@ def create_levenshtein_scorer() -> Scorer:
 def _json_match(run: Run) -> dict[str, Any]:
     if run.ground_truth is None:
         raise ValueError("json_match compares the output with ground_truth, but the run has none")
-    try:
-        actual = json.loads(run.output_text)
-    except json.JSONDecodeError as err:
-        return {"valid": False, "equal": False, "error": f"output is not valid JSON: {err}"}
+    actual = output_value(run, "json_match")
+    if isinstance(actual, str):
+        try:
+            actual = json.loads(actual)
+        except json.JSONDecodeError as err:
+            return {"valid": False, "equal": False, "error": f"output is not valid JSON: {err}"}
+    else:
+        actual = json.loads(canonical_text(actual))  # tuples, models, 1.0 → plain JSON values
     expected = run.ground_truth
-    if isinstance(expected, str):
+    if not isinstance(expected, str):
+        expected = json.loads(canonical_text(expected))
+    else:
         try:
             expected = json.loads(expected)
         except json.JSONDecodeError as err:
