@@ -24,6 +24,7 @@ def messages_from_openai(messages: Iterable[Mapping[str, Any]]) -> list[Message]
     >>> [m.role for m in msgs]
     ['user', 'assistant']
     """
+    reject_text(messages, "messages_from_openai()")
     out: list[Message] = []
     pending: dict[str, ToolInvocation] = {}
     for raw in messages:
@@ -61,6 +62,7 @@ def messages_from_langchain(messages: Sequence[Any]) -> list[Message]:
 
 def langchain_parts(messages: Sequence[Any]) -> tuple[LangChainParts, ...]:
     """What :func:`messages_from_parts` needs of each LangChain message (or ``convert_to_messages`` input)."""
+    reject_text(messages, "messages_from_langchain()")
     AIMessage, BaseMessage, ToolMessage, convert_to_messages = _langchain_messages()
     items = messages if all(isinstance(m, BaseMessage) for m in messages) else convert_to_messages(messages)
     parts: list[LangChainParts] = []
@@ -132,6 +134,7 @@ def messages_from_parts(parts: Iterable[LangChainParts]) -> list[Message]:
 
 def to_messages(messages: Sequence[Any]) -> list[Message]:
     """Convert a sequence of canonical, OpenAI-style or LangChain messages into canonical messages."""
+    reject_text(messages, "a message list")
     items = list(messages)
     if all(isinstance(m, Message) for m in items):
         return items
@@ -140,6 +143,19 @@ def to_messages(messages: Sequence[Any]) -> list[Message]:
             return messages_from_openai(items)
         return [Message.model_validate(_with_known_role(m)) for m in items]
     return messages_from_langchain(items)
+
+
+def reject_text(messages: Any, what: str) -> None:
+    """Raise ``TypeError`` for a bare string (or bytes) where a list of messages is expected.
+
+    A string is a sequence too: read as messages it would silently become one message per character.
+    """
+    if isinstance(messages, str | bytes):
+        raise TypeError(
+            f"{what} takes a list of messages (OpenAI-style dicts, LangChain messages or agentevals "
+            f"Messages), not a string: pass [{{'role': 'user', 'content': {str(messages)[:40]!r}}}, ...], "
+            "or for a plain text exchange Run(input=..., output=...)"
+        )
 
 
 def split_conversation(messages: Sequence[Message]) -> tuple[AgentInput, list[Message]]:

@@ -148,10 +148,12 @@ class Run(BaseModel):
         """Build a run from a whole conversation (OpenAI-style dicts or LangChain messages).
 
         System messages become ``system_messages``; the last user message is the input; earlier turns
-        are ``remembered_messages``; everything after the last user message is the output.
+        are ``remembered_messages``; everything after the last user message is the output. A bare
+        string raises ``TypeError`` (use ``Run(input=..., output=...)`` for plain text).
         """
-        from agentevals._convert import split_conversation, to_messages
+        from agentevals._convert import reject_text, split_conversation, to_messages
 
+        reject_text(messages, "Run.from_messages()")
         agent_input, output = split_conversation(to_messages(messages))
         return cls(input=agent_input, output=output, **fields)
 

@@ -186,13 +186,24 @@ def create_agent_test_run(
     ground_truth: Any = None,
     run_id: str | None = None,
 ) -> Run:
-    """A complete agent run for tests."""
+    """A complete agent run for tests.
+
+    A bare string for ``input_messages``, ``remembered_messages`` or ``system_messages`` is one
+    message (as in :class:`~agentevals.AgentInput`); ``output`` must be a list of messages.
+    """
+    if isinstance(output, str):
+        raise TypeError(
+            "create_agent_test_run(output=...) takes a list of messages, not a string: pass "
+            f"output=[create_test_message({output[:40]!r}, role='assistant')]"
+        )
     agent_input = AgentInput.model_validate(
         {
-            "input_messages": list(input_messages),
-            "remembered_messages": list(remembered_messages),
-            "system_messages": list(system_messages),
-            "tagged_system_messages": {k: list(v) for k, v in (tagged_system_messages or {}).items()},
+            "input_messages": _message_list(input_messages),
+            "remembered_messages": _message_list(remembered_messages),
+            "system_messages": _message_list(system_messages),
+            "tagged_system_messages": {
+                k: _message_list(v) for k, v in (tagged_system_messages or {}).items()
+            },
         }
     )
     return Run(
@@ -202,6 +213,11 @@ def create_agent_test_run(
         request_context=dict(request_context or {}),
         run_id=run_id,
     )
+
+
+def _message_list(messages: Sequence[Message | Mapping[str, Any] | str]) -> list[Any]:
+    """A string is one message, not a sequence of one-character messages."""
+    return [messages] if isinstance(messages, str) else list(messages)
 
 
 def round_to_two_decimals(value: float) -> float:

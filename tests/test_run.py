@@ -231,3 +231,18 @@ def test_from_messages_splits_at_the_last_user_message() -> None:
         "result",
     )
     assert run.ground_truth == "3"
+
+
+@pytest.mark.parametrize("text", ["hello", ""])
+def test_from_messages_rejects_a_bare_string(text: str) -> None:
+    with pytest.raises(TypeError, match=r"list of messages.*Run\(input=\.\.\., output=\.\.\.\)"):
+        Run.from_messages(text)
+
+
+def test_message_converters_reject_a_bare_string() -> None:
+    from agentevals._convert import messages_from_openai, to_messages
+
+    with pytest.raises(TypeError, match="list of messages"):
+        to_messages("hello")
+    with pytest.raises(TypeError, match="list of messages"):
+        messages_from_openai("hello")  # type: ignore[arg-type]

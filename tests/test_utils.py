@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agentevals import AgentInput, Message, create_scorer
 from agentevals.utils import (
     create_agent_test_run,
@@ -219,3 +221,14 @@ def test_round_to_two_decimals_rounds_half_up() -> None:
     assert round_to_two_decimals(0.125) == 0.13
     assert round_to_two_decimals(-0.125) == -0.13
     assert round_to_two_decimals(1.0) == 1.0
+
+
+def test_create_agent_test_run_reads_a_string_as_one_message() -> None:
+    run = create_agent_test_run(input_messages="What is 2+2?", system_messages="Be brief.")
+    assert [m.content for m in run.input_messages] == ["What is 2+2?"]
+    assert [m.content for m in run.system_messages] == ["Be brief."]
+
+
+def test_create_agent_test_run_rejects_a_string_output() -> None:
+    with pytest.raises(TypeError, match="list of messages"):
+        create_agent_test_run(output="4")  # type: ignore[arg-type]
