@@ -59,6 +59,10 @@ class _ScoreRecord(BaseModel):
     source: Literal["live", "test"] = "test"
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime = Field(default_factory=utc_now)
+    #: Paths of values replaced so the record could be stored (``"request_context.loop"``, ``"reason"``):
+    #: circular or too deep containers, non-UTF-8 bytes, unrepresentable objects, lone surrogates.
+    #: Stored rows carry it in ``metadata["agentevals_sanitized"]``.
+    sanitized: tuple[str, ...] = ()
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -11,7 +11,7 @@ from agentevals.sinks._memory import MemorySink
 from agentevals.sinks._postgres import PostgresSink
 from agentevals.sinks._protocol import Sink, as_sink
 from agentevals.sinks._replay import areplay, replay
-from agentevals.sinks._retry import DeadLetter, RetryPolicy
+from agentevals.sinks._retry import DeadLetter, PartialWriteError, RetryPolicy
 from agentevals.sinks._row import COLUMNS, TABLE, record_to_row
 from agentevals.sinks._sqlite import SQLiteSink
 
@@ -23,6 +23,7 @@ __all__ = [
     "JsonlSink",
     "LoggingSink",
     "MemorySink",
+    "PartialWriteError",
     "PostgresSink",
     "RetryPolicy",
     "SQLiteSink",

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agentevals._result import ScoreRecord
+from agentevals.sinks._retry import PartialWriteError, really_cancelled
 from agentevals.sinks._thread import WorkerThread
 
 
@@ -14,7 +15,9 @@ class CallbackSink:
     """Calls ``fn(record)`` for each record.
 
     An async ``fn`` is awaited on the engine's loop; a sync ``fn`` runs on the sink's own thread (one
-    batch per hop) so a slow callback never stalls scoring. An exception fails the batch (retried).
+    batch per hop) so a slow callback never stalls scoring. Delivery is per record: when ``fn`` raises
+    for some records, the others are still delivered, and only the failed ones are retried (then
+    dead-lettered), through a :class:`~agentevals.sinks.PartialWriteError`.
 
     >>> seen = []
     >>> sink = CallbackSink(seen.append)
@@ -31,19 +34,40 @@ class CallbackSink:
         self._worker = WorkerThread(f"agentevals-sink-{self.name}")
 
     async def write(self, records: Sequence[ScoreRecord]) -> None:
+        failed: list[ScoreRecord] = []
+        first: BaseException | None = None
         if self._async:
             for record in records:
-                await self.fn(record)
-            return
-        batch = list(records)
+                try:
+                    await self.fn(record)
+                except BaseException as err:
+                    if really_cancelled(err):
+                        raise
+                    failed.append(record)
+                    first = first or err
+        else:
+            batch = list(records)
+            failed, first = await self._worker.run(lambda: self._call_each(batch))
+        if first is not None:
+            if len(failed) == len(records):
+                raise first
+            raise PartialWriteError(failed, first)
 
-        def call_all() -> None:
-            for record in batch:
+    def _call_each(self, batch: list[ScoreRecord]) -> tuple[list[ScoreRecord], BaseException | None]:
+        failed: list[ScoreRecord] = []
+        first: BaseException | None = None
+        for record in batch:
+            try:
                 result = self.fn(record)
                 if inspect.isawaitable(result):
+                    close = getattr(result, "close", None)
+                    if close is not None:
+                        close()
                     raise TypeError("a sync callback returned an awaitable; make the callback `async def`")
-
-        await self._worker.run(call_all)
+            except BaseException as err:  # one record's failure never stops the others
+                failed.append(record)
+                first = first or err
+        return failed, first
 
     async def close(self) -> None:
         self._worker.stop()

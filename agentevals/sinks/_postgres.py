@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentevals._result import ScoreRecord
+from agentevals.sinks._retry import is_number
 from agentevals.sinks._row import COLUMNS, INDEXED, SCHEMA, TABLE, row_json, sql_row
 from agentevals.sinks._sqlite import check_table
 
@@ -49,6 +51,11 @@ class PostgresSink:
     def __init__(self, conninfo: str = "", *, table: str = TABLE, connect_timeout: float = 10.0) -> None:
         self.conninfo = conninfo
         self.table = check_table(table)
+        if not (is_number(connect_timeout) and math.isfinite(connect_timeout) and connect_timeout > 0):
+            raise ValueError(
+                "connect_timeout must be a positive, finite number of seconds (e.g. 10.0), "
+                f"got {connect_timeout!r}"
+            )
         self.connect_timeout = connect_timeout
         self._conn: psycopg.AsyncConnection[Any] | None = None
         columns = ", ".join(COLUMNS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from agentevals._result import ScoreRecord
 from agentevals.sinks._jsonl import append_lines
 from agentevals.sinks._protocol import Sink, sink_name
 from agentevals.sinks._row import record_to_json
+from agentevals.sinks._sanitize import sanitized
 from agentevals.sinks._thread import WorkerThread
 
 logger = logging.getLogger("agentevals.sinks")
@@ -38,12 +40,63 @@ class RetryPolicy:
     timeout: float | None = 30.0
 
     def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise ValueError(f"RetryPolicy.attempts must be at least 1, got {self.attempts}")
-        if self.initial < 0 or self.max_wait < 0:
-            raise ValueError("RetryPolicy waits must not be negative")
-        if self.timeout is not None and not self.timeout > 0:
-            raise ValueError(f"RetryPolicy.timeout must be positive seconds or None, got {self.timeout!r}")
+        if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
+            raise ValueError(
+                "RetryPolicy.attempts must be a whole number of tries, at least 1 (e.g. 5), "
+                f"got {self.attempts!r}"
+            )
+        for name in ("initial", "max_wait"):
+            value = getattr(self, name)
+            if not is_number(value) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"RetryPolicy.{name} must be a finite number of seconds >= 0, got {value!r}")
+        if self.timeout is not None and not (
+            is_number(self.timeout) and math.isfinite(self.timeout) and self.timeout > 0
+        ):
+            raise ValueError(
+                "RetryPolicy.timeout must be a positive, finite number of seconds or None, "
+                f"got {self.timeout!r}"
+            )
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        return float(min(self.max_wait, self.initial * 2 ** (attempt - 1)))
+
+
+def is_number(value: object) -> bool:
+    """A real number of seconds: an int or float, not a bool."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+class PartialWriteError(Exception):
+    """Raised by a sink's ``write`` that stored part of the batch: only ``failed`` is tried again.
+
+    ``error`` is why those failed (the first error if several). :class:`CallbackSink` raises it when
+    some of its calls fail, so the records that went through are never delivered twice.
+
+    >>> err = PartialWriteError([], ValueError("bad record"))
+    >>> err.failed, str(err)
+    ([], '0 record(s) not written: ValueError: bad record')
+    """
+
+    def __init__(self, failed: Sequence[ScoreRecord], error: BaseException) -> None:
+        super().__init__(f"{len(failed)} record(s) not written: {type(error).__name__}: {error}")
+        self.failed = list(failed)
+        self.error = error
+
+
+def really_cancelled(error: BaseException) -> bool:
+    """Whether ``error`` is the cancellation of the running task (shutdown), not a ``CancelledError``
+    some code raised on its own (which is an ordinary failure)."""
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
+
+
+async def write_once(sink: Sink, records: Sequence[ScoreRecord], timeout: float | None) -> None:
+    """One write attempt under ``timeout``."""
+    async with asyncio.timeout(timeout):
+        await sink.write(records)
 
 
 async def write_with_retry(
@@ -56,19 +109,27 @@ async def write_with_retry(
 
     A plain loop, not a retry library: the first attempt is the hot path (one per batch) and costs
     only the call itself. Before attempt ``n + 1`` it waits ``initial * 2**(n - 1)``, capped at
-    ``max_wait``; ``on_error`` sees every failed attempt.
+    ``max_wait``; ``on_error`` sees every failed attempt. Any exception counts as a failed attempt,
+    ``BaseException`` too, except the cancellation of the calling task. The engine's sink writer
+    does more (only the failed part of a partial write is retried, unstorable values are replaced,
+    a record that fails alone is isolated from its batch).
     """
+    error: BaseException | None = None
+    pending = list(records)
     for attempt in range(1, policy.attempts + 1):
         try:
-            async with asyncio.timeout(policy.timeout):
-                await sink.write(records)
+            await write_once(sink, pending, policy.timeout)
             return None
-        except Exception as err:
+        except PartialWriteError as err:
+            pending, error = err.failed, err.error
+        except BaseException as err:
+            if really_cancelled(err):
+                raise
             error = err
-            if on_error is not None:
-                on_error(err)
+        if on_error is not None:
+            on_error(error)
         if attempt < policy.attempts:
-            await asyncio.sleep(min(policy.max_wait, policy.initial * 2 ** (attempt - 1)))
+            await asyncio.sleep(policy.backoff(attempt))
     return error
 
 
@@ -85,29 +146,55 @@ class DeadLetter:
         self.path = Path(path)
         self._worker = WorkerThread("agentevals-deadletter")
 
-    async def write(self, records: Sequence[ScoreRecord], sink: Sink, error: BaseException) -> None:
-        """Append ``records`` (blocking I/O on a private thread); logs the path at WARNING."""
+    async def write(self, records: Sequence[ScoreRecord], sink: Sink, error: BaseException) -> int:
+        """Append ``records`` (blocking I/O on a private thread); logs the path at WARNING.
+
+        A record that cannot be serialized is first made storable (:func:`sanitized`); one that still
+        cannot is left out and logged. Returns how many were left out; raises if the file cannot be
+        written (then none of them is in it).
+        """
         now = datetime.now(UTC).isoformat()
         reason = f"{type(error).__name__}: {error}"
         name = sink_name(sink)
-        lines = [
-            json.dumps(
-                {"sink": name, "error": reason, "failed_at": now, "record": record_to_json(r)},
-                ensure_ascii=False,
-                separators=(",", ":"),
+        lines: list[str] = []
+        for record in records:
+            line = _line(name, reason, now, record)
+            if line is None:
+                line = _line(name, reason, now, sanitized(record))
+            if line is None:
+                logger.error("LOST a record of run %r (sink %s): it cannot be serialized even after "
+                             "sanitizing", _safe_id(record), name)  # fmt: skip
+            else:
+                lines.append(line)
+        if lines:
+            await self._worker.run(lambda: append_lines(self.path, lines))
+            logger.warning(
+                "sink %s failed after retries (%s); %d record(s) written to dead-letter file %s "
+                "(re-send with agentevals.sinks.replay(%r, sink))",
+                name,
+                reason.encode("utf-8", "replace").decode("utf-8"),
+                len(lines),
+                self.path.resolve(),
+                str(self.path),
             )
-            for r in records
-        ]
-        await self._worker.run(lambda: append_lines(self.path, lines))
-        logger.warning(
-            "sink %s failed after retries (%s); %d record(s) written to dead-letter file %s "
-            "(re-send with agentevals.sinks.replay(%r, sink))",
-            name,
-            reason,
-            len(records),
-            self.path.resolve(),
-            str(self.path),
-        )
+        return len(records) - len(lines)
 
     def close(self) -> None:
         self._worker.stop()
+
+
+def _line(sink: str, reason: str, failed_at: str, record: ScoreRecord) -> str | None:
+    """The dead-letter line of ``record``, or ``None`` if it cannot be serialized as UTF-8 JSON."""
+    # The error text itself may hold a lone surrogate: mend it, it is ours.
+    reason = reason.encode("utf-8", "replace").decode("utf-8")
+    try:
+        entry = {"sink": sink, "error": reason, "failed_at": failed_at, "record": record_to_json(record)}
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        line.encode("utf-8")
+    except Exception:
+        return None
+    return line
+
+
+def _safe_id(record: ScoreRecord) -> str:
+    return str(record.run_id).encode("utf-8", "replace").decode("utf-8")

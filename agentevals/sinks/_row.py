@@ -53,6 +53,8 @@ SCHEMA: tuple[tuple[str, str], ...] = (
 COLUMNS: tuple[str, ...] = tuple(name for name, _ in SCHEMA)
 JSON_COLUMNS: frozenset[str] = frozenset(name for name, kind in SCHEMA if kind == "json")
 INDEXED: tuple[str, ...] = ("scorer_id", "run_id", "created_at")
+#: The ``metadata`` key under which a stored row lists the values replaced to store it.
+SANITIZED_KEY = "agentevals_sanitized"
 
 
 def jsonable(value: Any) -> Any:
@@ -141,7 +143,7 @@ def row_values(
         *judge_usage(f["judge_calls"]),
         finite(f["duration_ms"]),
         *error,
-        encode(f["metadata"]),
+        encode(f["metadata"] if not f["sanitized"] else {**f["metadata"], SANITIZED_KEY: f["sanitized"]}),
     )
 
 

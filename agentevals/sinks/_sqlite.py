@@ -13,7 +13,25 @@ from agentevals._result import ScoreRecord
 from agentevals.sinks._row import COLUMNS, INDEXED, SCHEMA, TABLE, row_json, sql_row
 from agentevals.sinks._thread import Handoff, WorkerThread
 
-TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+# 48 characters at most: PostgreSQL cuts identifiers at 63 bytes, and index names add up to 15.
+TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
+#: Words SQLite or PostgreSQL reserve: as a table name they break (or change) the statements.
+_KEYWORDS = """
+abort action add after all alter always analyse analyze and any array as asc asymmetric attach
+autoincrement before begin between both by cascade case cast check collate column commit
+conflict constraint create cross current current_catalog current_date current_role current_time
+current_timestamp current_user database default deferrable deferred delete desc detach distinct
+do drop each else end escape except exclude exclusive exists explain fail fetch filter first
+following for foreign from full generated glob grant group groups having if ignore immediate in
+index indexed initially inner insert instead intersect into is isnull join key last lateral
+leading left like limit localtime localtimestamp match materialized natural no not nothing
+notnull null nulls of offset on only or order others outer over partition placing plan pragma
+preceding primary query raise range recursive references regexp reindex release rename replace
+restrict returning right rollback row rows savepoint select session_user set some symmetric
+table temp temporary then ties to trailing transaction trigger unbounded union unique update
+user using vacuum values variadic view virtual when where window with without
+"""
+SQL_KEYWORDS = frozenset(_KEYWORDS.split())
 #: Records per ``INSERT`` statement; a batch's statements run while the next one is built.
 ROWS_PER_INSERT = 100
 # Unpacking JSON rows needs the -> and ->> operators (SQLite 3.38); older builds bind the values.
@@ -26,7 +44,12 @@ def check_table(table: str) -> str:
     if not isinstance(table, str) or not TABLE_NAME.match(table):
         raise ValueError(
             f"invalid table name {table!r}: use letters, digits and underscores, starting with a "
-            "letter or underscore, at most 63 characters (e.g. 'agentevals_scores')"
+            "letter or underscore, at most 48 characters (e.g. 'agentevals_scores')"
+        )
+    if table.lower() in SQL_KEYWORDS or table.lower().startswith(("sqlite_", "pg_")):
+        raise ValueError(
+            f"invalid table name {table!r}: it is an SQL keyword or a name the database reserves; "
+            f"pick another, e.g. 'agentevals_{table.lower()}'"
         )
     return table
 

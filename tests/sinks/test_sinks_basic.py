@@ -172,7 +172,8 @@ async def test_write_with_retry_backs_off_exponentially_and_reports_each_failure
 
     errors: list[BaseException] = []
     policy = RetryPolicy(attempts=5, initial=0.1, max_wait=0.3)
-    assert await write_with_retry(CallbackSink(flaky), sample_records(1), policy, errors.append) is None
+    records = sample_records(1)[:1]  # one record: the callback is called once per attempt
+    assert await write_with_retry(CallbackSink(flaky), records, policy, errors.append) is None
     assert waits == [0.1, 0.2, 0.3]  # doubled each time, capped at max_wait
     assert [str(e) for e in errors] == ["attempt 1", "attempt 2", "attempt 3"]
 
@@ -182,5 +183,5 @@ async def test_write_with_retry_backs_off_exponentially_and_reports_each_failure
     async def broken(records: object) -> None:
         raise ConnectionError("down")
 
-    last = await write_with_retry(CallbackSink(broken), sample_records(1), always)
+    last = await write_with_retry(CallbackSink(broken), records, always)
     assert isinstance(last, ConnectionError) and waits == [0.1]  # no wait after the last attempt
