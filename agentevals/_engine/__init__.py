@@ -1,7 +1,7 @@
-"""Live scoring: the background engine, its scorer entries and stats."""
+"""Live scoring: the background engine, its scorer entries, stats and flush reports."""
 
 from agentevals._engine._config import ScorerEntry
 from agentevals._engine._engine import ScoringEngine
-from agentevals._engine._stats import EngineStats
+from agentevals._engine._stats import EngineStats, FlushReport
 
-__all__ = ["EngineStats", "ScorerEntry", "ScoringEngine"]
+__all__ = ["EngineStats", "FlushReport", "ScorerEntry", "ScoringEngine"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from agentevals._sampling import Sampling
 from agentevals._scorer import Scorer
+from agentevals.sinks._retry import RetryPolicy
 
 _ENTRY_KEYS = frozenset({"scorer", "sampling", "timeout", "max_concurrency"})
 
@@ -38,11 +39,13 @@ class ScorerEntry:
             )
         object.__setattr__(self, "sampling", Sampling.of(self.sampling))
         if self.timeout is not None and not (
-            isinstance(self.timeout, int | float) and math.isfinite(self.timeout) and self.timeout > 0
+            _is_number(self.timeout) and math.isfinite(self.timeout) and self.timeout > 0
         ):
             raise ValueError(f"timeout must be a positive number of seconds or None, got {self.timeout!r}")
         if self.max_concurrency is not None and (
-            not isinstance(self.max_concurrency, int) or self.max_concurrency < 1
+            isinstance(self.max_concurrency, bool)
+            or not isinstance(self.max_concurrency, int)
+            or self.max_concurrency < 1
         ):
             raise ValueError(f"max_concurrency must be a positive int or None, got {self.max_concurrency!r}")
 
@@ -110,8 +113,10 @@ def check_options(
     scorer_timeout: float | None,
     linger: float,
     redact: Any,
+    exit_timeout: float = 30.0,
+    retry: Any = None,
 ) -> None:
-    """Fail fast, at construction, on engine options that cannot work."""
+    """Fail fast, at construction, on engine options that cannot work (rather than in a worker later)."""
     for name, value in (
         ("queue_size", queue_size),
         ("max_concurrency", max_concurrency),
@@ -119,14 +124,30 @@ def check_options(
         ("sink_buffer", sink_buffer),
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+            raise ValueError(f"{name} must be a whole number >= 1 (e.g. {name}=256), got {value!r}")
     if overflow not in ("drop_newest", "drop_oldest"):
         raise ValueError(f"overflow must be 'drop_newest' or 'drop_oldest', got {overflow!r}")
-    if scorer_timeout is not None and not (math.isfinite(scorer_timeout) and scorer_timeout > 0):
+    if scorer_timeout is not None and not (_is_number(scorer_timeout) and math.isfinite(scorer_timeout)
+                                           and scorer_timeout > 0):  # fmt: skip
         raise ValueError(
-            f"scorer_timeout must be a positive number of seconds or None, got {scorer_timeout!r}"
+            "scorer_timeout must be a positive, finite number of seconds (e.g. 60.0) or None for no "
+            f"limit, got {scorer_timeout!r}"
         )
-    if not (math.isfinite(linger) and linger >= 0):
-        raise ValueError(f"linger must be a non-negative number of seconds, got {linger!r}")
+    if not (_is_number(linger) and math.isfinite(linger) and linger >= 0):
+        raise ValueError(f"linger must be a finite number of seconds >= 0 (e.g. 0.2), got {linger!r}")
+    check_timeout(exit_timeout, "exit_timeout")
     if redact is not None and not callable(redact):
         raise TypeError("redact must be a callable (record) -> record")
+    if retry is not None and not isinstance(retry, RetryPolicy):
+        raise TypeError(f"retry must be a RetryPolicy(attempts=..., initial=...), got {retry!r}")
+
+
+def check_timeout(value: float, name: str = "timeout") -> float:
+    """``value`` if it is a finite number of seconds >= 0, else a ``ValueError`` saying so."""
+    if not (_is_number(value) and math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number of seconds >= 0 (e.g. 30.0), got {value!r}")
+    return value
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

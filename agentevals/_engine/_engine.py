@@ -13,11 +13,12 @@ from collections import deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Literal
 
-from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
+from agentevals._engine._config import ScorerEntry, check_options, check_timeout, normalize_scorers
 from agentevals._engine._deferred import DeferredRun
 from agentevals._engine._scoring import Redactor, finalize, score_inline, score_once
+from agentevals._engine._signals import SigtermFlush, install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
-from agentevals._engine._stats import EngineStats, percentile
+from agentevals._engine._stats import EngineStats, FlushReport, percentile, report_since
 from agentevals._errors import RunBuildError
 from agentevals._failure import failure_record
 from agentevals._result import ScoreFailure, ScoreRecord
@@ -25,7 +26,7 @@ from agentevals._run import Run
 from agentevals._sampling import sample_point
 from agentevals._sync import background_loop
 from agentevals.sinks._logging import LoggingSink
-from agentevals.sinks._protocol import Sink, as_sink
+from agentevals.sinks._protocol import Sink, as_sink, sink_name
 from agentevals.sinks._retry import DEFAULT_DEAD_LETTER, DeadLetter, RetryPolicy
 
 logger = logging.getLogger("agentevals.engine")
@@ -34,6 +35,20 @@ Overflow = Literal["drop_newest", "drop_oldest"]
 _Item = tuple[Run | DeferredRun, tuple[ScorerEntry, ...], float]
 _INLINE_BURST = 64  # inline scorer calls between yields to the rest of the loop
 _SETTLE_POLL = 0.05  # seconds a flush waits for a wake-up before it checks again anyway
+_CLOSE_GRACE = 2.0  # seconds each sink may take to close once a shutdown is out of time
+_CALL_GRACE = 5.0  # seconds a blocking flush/shutdown waits past its timeout for the engine's answer
+
+
+class _RunState:
+    """One accepted run being scored: its pairs (run x scorer) not done yet, how many were handed to
+    scoring, and whether a shutdown gave it up."""
+
+    __slots__ = ("abandoned", "handed", "left")
+
+    def __init__(self, pairs: int) -> None:
+        self.left = pairs
+        self.handed = 0
+        self.abandoned = False
 
 
 class ScoringEngine:
@@ -59,8 +74,24 @@ class ScoringEngine:
       with the agent's thread, warm caches), cut short when the queue is half full or a flush waits.
     - Sink writes are batched (``batch_size`` records or ``linger`` seconds), retried per ``retry``
       and finally appended to ``dead_letter`` (JSONL; re-send with :func:`agentevals.sinks.replay`).
+      A record holding values no store can take (circular or very deep containers, non-UTF-8 bytes,
+      lone surrogates, objects whose ``repr`` raises) is stored with them replaced and their paths in
+      its ``sanitized`` field; a record a sink still rejects is isolated from its batch.
+    - ``exit_timeout``: seconds the flush at interpreter exit, or on SIGTERM, may take.
+    - ``handle_sigterm``: on SIGTERM (how containers stop a service), flush within ``exit_timeout``,
+      then run the handler the application had installed, or, if none, end the process as SIGTERM
+      does. Installed only when the engine is made on the main thread; ``False`` leaves SIGTERM alone.
 
     ``shutdown()`` runs at interpreter exit, so a normal exit loses nothing that was accepted.
+
+    Accounting, the engine's promise: every accepted run ends as records (scored or failed) or is
+    counted as dropped (evicted from a full queue) or abandoned (a shutdown ran out of time); every
+    record ends, in each sink, written, dead-lettered or counted as lost. :meth:`stats` shows each
+    count and :meth:`EngineStats.unbalanced` checks the sums; :meth:`flush` and :meth:`shutdown` return
+    a :class:`FlushReport`, truthy only when the engine settled in time and nothing since the previous
+    report was dead-lettered, lost or abandoned. ``submit`` returning ``True`` means the run was
+    accepted at that moment; with ``overflow="drop_oldest"`` it may still be evicted later (counted
+    in ``dropped_evicted``).
 
     >>> import re
     >>> from agentevals import ScoringEngine, Run, create_scorer
@@ -74,8 +105,9 @@ class ScoringEngine:
     >>> engine = ScoringEngine(scorers, sinks=[memory], redact=mask_emails)
     >>> engine.submit(Run(input="mail me at ann@example.com", output="ok"))
     True
-    >>> engine.shutdown()
-    True
+    >>> report = engine.shutdown()
+    >>> bool(report), report.scored, report.written
+    (True, 1, 1)
     >>> memory.records[0].input, memory.records[0].score, memory.records[0].source
     ('mail me at <email>', 1.0, 'live')
     """
@@ -97,6 +129,7 @@ class ScoringEngine:
         retry: RetryPolicy | None = None,
         dead_letter: str | os.PathLike[str] = DEFAULT_DEAD_LETTER,
         exit_timeout: float = 30.0,
+        handle_sigterm: bool = True,
     ) -> None:
         self._entries = normalize_scorers(scorers)
         check_options(
@@ -108,6 +141,8 @@ class ScoringEngine:
             scorer_timeout=scorer_timeout,
             linger=linger,
             redact=redact,
+            exit_timeout=exit_timeout,
+            retry=retry,
         )
         self.queue_size = queue_size
         self.overflow: Overflow = overflow
@@ -125,20 +160,29 @@ class ScoringEngine:
         self._index = {id(e): i for i, e in enumerate(self._all)}
         self._inline = {id(e) for e in self._all if e.scorer.is_sync}
 
+        # Counters written by callers' threads, under the lock (submit).
         self._lock = threading.Lock()
         self._queue: deque[_Item] = deque()
         self._closed = False
         self._wake_pending = False
         self._rush_at = max(1, queue_size // 2)
-        self._flushing = 0
         self._counts = dict.fromkeys(
-            ("submitted", "accepted", "sampled_out", "dropped", "invalid", "refused", "scored", "failed",
-             "sink_errors", "dead_lettered", "lost"),
+            ("submitted", "accepted", "sampled_out", "invalid", "dropped_overflow", "dropped_evicted",
+             "dropped_shutdown"),
             0,
         )  # fmt: skip
         self._sampled = [0] * len(self._all)
+        # Counters written only on the engine's loop: no lock (stats() copies them whole).
+        self._done = dict.fromkeys(
+            ("scored", "failed", "finished", "abandoned", "sink_errors", "dead_lettered", "lost"), 0
+        )
         self._latencies: deque[float] = deque(maxlen=10_000)
         self._pending_pairs = 0
+        self._scoring = 0  # runs taken from the queue, not finished or abandoned yet
+        self._flushing = 0
+        self._stopping = False  # the shutdown is cancelling the engine's tasks
+        self._shutdown_task: asyncio.Task[FlushReport] | None = None
+        self._reported: dict[str, int] = {}
         self._settled = asyncio.Event()  # set when a flush waits and the engine has become idle
 
         self._loop = background_loop()
@@ -150,6 +194,7 @@ class ScoringEngine:
             id(e): asyncio.Semaphore(e.max_concurrency) for e in self._all if e.max_concurrency is not None
         }
         policy = retry or RetryPolicy()
+        names = [sink_name(sink) for sink in self.sinks]
         self._workers = [
             SinkWorker(
                 sink,
@@ -161,13 +206,15 @@ class ScoringEngine:
                 on_error=self._on_sink_error,
                 on_dead_letter=self._on_dead_letter,
                 on_written=self._check_settled,
+                name=name if names.count(name) == 1 else f"{name}#{names[:i].count(name) + 1}",
             )
-            for sink in self.sinks
+            for i, (sink, name) in enumerate(zip(self.sinks, names, strict=True))
         ]
         self._tasks: set[asyncio.Task[None]] = set()
         self._service: list[asyncio.Task[None]] = []
         self._loop.call_soon_threadsafe(self._start)
         atexit.register(self._at_exit)
+        self._sigterm: SigtermFlush | None = install_sigterm_flush(self) if handle_sigterm else None
 
     @property
     def scorer_ids(self) -> list[str]:
@@ -177,16 +224,19 @@ class ScoringEngine:
     # -- hot path ---------------------------------------------------------------------------------
 
     def submit(self, run: Run) -> bool:
-        """Offer a finished run; ``True`` when queued for at least one scorer.
+        """Offer a finished run; ``True`` when accepted (queued for at least one scorer).
 
         ``False`` when every scorer sampled it out, the queue was full (``drop_newest``), the input was
-        not a run (logged), or the engine is shut down. Never blocks, never raises.
+        not a run (logged), or the engine is shut down; each is counted. ``True`` means accepted at
+        that moment: with ``overflow="drop_oldest"`` a later run may still evict it (counted in
+        ``stats().dropped_evicted``). Never blocks, never raises.
         """
         try:
             return self._submit(run)
         except Exception:  # the agent must never see our failure
             logger.exception("agentevals: submit failed unexpectedly; run not scored")
             with self._lock:
+                self._counts["submitted"] += 1
                 self._counts["invalid"] += 1
             return False
 
@@ -204,6 +254,7 @@ class ScoringEngine:
         except Exception:  # the agent must never see our failure
             logger.exception("agentevals: submit_lazy failed unexpectedly; run not scored")
             with self._lock:
+                self._counts["submitted"] += 1
                 self._counts["invalid"] += 1
             return False
 
@@ -243,17 +294,20 @@ class ScoringEngine:
         with self._lock:
             counts["submitted"] += 1
             if self._closed:
-                counts["refused"] += 1
+                counts["dropped_shutdown"] += 1
                 return False
             if not chosen:
                 counts["sampled_out"] += 1
                 return False
             if len(self._queue) >= self.queue_size:
-                counts["dropped"] += 1
                 if self.overflow == "drop_newest":
+                    counts["dropped_overflow"] += 1
                     return False
-                if self._queue:
+                try:
                     self._queue.popleft()
+                    counts["dropped_evicted"] += 1
+                except IndexError:  # the engine took them all meanwhile
+                    pass
             for entry in chosen:
                 self._sampled[self._index[id(entry)]] += 1
             counts["accepted"] += 1
@@ -299,8 +353,8 @@ class ScoringEngine:
             self._wake.clear()
             if not self._flushing:
                 self._rush.clear()
-            with self._lock:
-                self._wake_pending = False
+            # A plain store, no lock: a submit that still saw it True appended before this drain.
+            self._wake_pending = False
             await self._drain()
 
     async def _drain(self) -> None:
@@ -313,33 +367,45 @@ class ScoringEngine:
             except IndexError:
                 return
             self._pending_pairs += len(entries)
-            run = item if isinstance(item, Run) else await self._materialize(item, entries, submitted_at)
-            if run is None:
-                continue
-            for entry in entries:
-                if id(entry) in self._inline:
-                    unfinished = self._score_inline(run, entry, submitted_at)
-                    if unfinished is not None:
-                        await unfinished
-                    inline_calls += 1
-                    if inline_calls % _INLINE_BURST == 0:
-                        await asyncio.sleep(0)  # let sink writers and judge replies in
+            self._scoring += 1
+            state = _RunState(len(entries))
+            try:
+                if isinstance(item, Run):
+                    run: Run | None = item
                 else:
-                    await self._slots.acquire()
-                    self._track(self._score(run, entry, submitted_at))
+                    run = await self._materialize(item, entries, submitted_at, state)
+                if run is None:
+                    continue
+                for entry in entries:
+                    if id(entry) in self._inline:
+                        state.handed += 1
+                        unfinished = self._score_inline(run, entry, submitted_at, state)
+                        if unfinished is not None:
+                            await unfinished
+                        inline_calls += 1
+                        if inline_calls % _INLINE_BURST == 0:
+                            await asyncio.sleep(0)  # let sink writers and judge replies in
+                    else:
+                        await self._slots.acquire()
+                        state.handed += 1
+                        self._track(self._score(run, entry, submitted_at, state))
+            except asyncio.CancelledError:  # the shutdown ran out of time: the rest is abandoned
+                self._abandon(state, len(entries) - state.handed)
+                raise
 
     async def _materialize(
-        self, deferred: DeferredRun, entries: tuple[ScorerEntry, ...], submitted_at: float
+        self, deferred: DeferredRun, entries: tuple[ScorerEntry, ...], submitted_at: float, state: _RunState
     ) -> Run | None:
         """Build a deferred run; if that fails, each sampled scorer gets an error record instead."""
         try:
             return deferred.materialize()
-        except Exception as err:
+        except BaseException as err:  # the builder's failure, whatever it is, becomes error records
             logger.warning("agentevals: building run %s failed; error records written", deferred.run_id)
             error = RunBuildError(f"{type(err).__name__}: {err}")
             error.__cause__ = err
             stand_in = deferred.placeholder()
             for entry in entries:
+                state.handed += 1
                 try:
                     failure = failure_record(
                         scorer_id=entry.scorer.id,
@@ -350,7 +416,7 @@ class ScoringEngine:
                     )
                     await self._deliver(failure, stand_in, submitted_at)
                 finally:
-                    self._pair_done()
+                    self._pair_done(state)
             return None
 
     def _track(self, call: Coroutine[Any, Any, None]) -> None:
@@ -361,91 +427,152 @@ class ScoringEngine:
     def _timeout_of(self, entry: ScorerEntry) -> float | None:
         return entry.timeout if entry.timeout is not None else self.scorer_timeout
 
-    async def _score(self, run: Run, entry: ScorerEntry, submitted_at: float) -> None:
+    async def _score(self, run: Run, entry: ScorerEntry, submitted_at: float, state: _RunState) -> None:
+        record: ScoreRecord | None = None
         try:
             limit = self._scorer_limits.get(id(entry))
             timeout = self._timeout_of(entry)
-            if limit is None:
-                record = await score_once(run, entry.scorer, timeout, self._concurrency)
-            else:
-                async with limit:
+            try:
+                if limit is None:
                     record = await score_once(run, entry.scorer, timeout, self._concurrency)
+                else:
+                    async with limit:
+                        record = await score_once(run, entry.scorer, timeout, self._concurrency)
+            except asyncio.CancelledError as err:
+                if self._stopping:
+                    raise
+                record = self._self_cancelled(run, entry, err)
             await self._deliver(record, run, submitted_at)
+        except asyncio.CancelledError:
+            if record is None:
+                self._abandon(state, 0)
+            raise
         finally:
-            self._pair_done()
+            self._pair_done(state)
             self._slots.release()
 
+    def _self_cancelled(self, run: Run, entry: ScorerEntry, error: BaseException) -> ScoreRecord:
+        """The error record of a scorer that cancelled its own task (not the engine: it is not stopping)."""
+        task = asyncio.current_task()
+        if task is not None:
+            while task.uncancel():
+                pass
+        return failure_record(
+            scorer_id=entry.scorer.id, scorer_name=entry.scorer.name, run=run, error=error, source="live"
+        )
+
     def _score_inline(
-        self, run: Run, entry: ScorerEntry, submitted_at: float
+        self, run: Run, entry: ScorerEntry, submitted_at: float, state: _RunState
     ) -> Coroutine[Any, Any, None] | None:
         """A scorer with only sync steps: scored right here, no task, no semaphores. Returns what is
-        left to await, if anything: a step that awaited after all, or a sink whose buffer is full."""
+        left to await, if anything: a sink whose buffer is full. A step that awaited after all goes on
+        in a task of its own."""
         outcome = score_inline(run, entry.scorer, self._timeout_of(entry))
         if isinstance(outcome, asyncio.Task):  # a step awaited after all: finish in the background
-            return self._finish_later(outcome, run, submitted_at)
+            self._track(self._finish(outcome, run, entry, submitted_at, state))
+            return None
         record = self._accounted(outcome, run, submitted_at)
         full = [worker for worker in self._workers if not worker.offer(record)]
         if full:
-            return self._put_then_done(full, record)
-        self._pair_done()
+            return self._put_then_done(full, record, state)
+        self._pair_done(state)
         return None
 
-    async def _finish_later(self, rest: asyncio.Task[ScoreRecord], run: Run, submitted_at: float) -> None:
-        await self._slots.acquire()
-        self._track(self._finish(rest, run, submitted_at))
-
-    async def _put_then_done(self, workers: list[SinkWorker], record: ScoreRecord) -> None:
+    async def _put_then_done(self, workers: list[SinkWorker], record: ScoreRecord, state: _RunState) -> None:
+        left = iter(workers)
         try:
-            for worker in workers:
+            for worker in left:
                 await worker.put(record)
+        except asyncio.CancelledError:  # `put` buffered it; the other sinks get it too, to spill
+            for worker in left:
+                worker.buffer.append(record)
+            raise
         finally:
-            self._pair_done()
+            self._pair_done(state)
 
-    async def _finish(self, rest: asyncio.Task[ScoreRecord], run: Run, submitted_at: float) -> None:
+    async def _finish(
+        self,
+        rest: asyncio.Task[ScoreRecord],
+        run: Run,
+        entry: ScorerEntry,
+        submitted_at: float,
+        state: _RunState,
+    ) -> None:
+        record: ScoreRecord | None = None
         try:
-            await self._deliver(await rest, run, submitted_at)
+            try:
+                record = await rest
+            except asyncio.CancelledError as err:
+                if self._stopping:
+                    raise
+                record = self._self_cancelled(run, entry, err)
+            await self._deliver(record, run, submitted_at)
+        except asyncio.CancelledError:
+            rest.cancel()
+            if record is None:
+                self._abandon(state, 0)
+            raise
         finally:
-            self._pair_done()
-            self._slots.release()
+            self._pair_done(state)
 
     def _accounted(self, record: ScoreRecord, run: Run, submitted_at: float) -> ScoreRecord:
         """``record`` finalized (entity, redaction) and counted in the stats."""
         record = finalize(record, run.entity or self.entity, self.redact)
-        latency = (time.perf_counter() - submitted_at) * 1000
-        with self._lock:  # stats() copies the deque under the same lock
-            self._latencies.append(latency)
-            self._counts["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
+        self._latencies.append((time.perf_counter() - submitted_at) * 1000)
+        self._done["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
         return record
 
     async def _deliver(self, record: ScoreRecord, run: Run, submitted_at: float) -> None:
         record = self._accounted(record, run, submitted_at)
-        for worker in self._workers:
-            await worker.put(record)
+        workers = iter(self._workers)
+        try:
+            for worker in workers:
+                await worker.put(record)
+        except asyncio.CancelledError:  # `put` buffered it; the other sinks get it too, to spill
+            for worker in workers:
+                worker.buffer.append(record)
+            raise
 
     def _on_sink_error(self, error: BaseException) -> None:
-        with self._lock:
-            self._counts["sink_errors"] += 1
+        self._done["sink_errors"] += 1
         logger.info("agentevals: a sink write failed (will retry): %s: %s", type(error).__name__, error)
 
-    def _on_dead_letter(self, count: int, written: bool) -> None:
-        with self._lock:
-            self._counts["dead_lettered" if written else "lost"] += count
+    def _on_dead_letter(self, dead_lettered: int, lost: int) -> None:
+        self._done["dead_lettered"] += dead_lettered
+        self._done["lost"] += lost
 
     def _is_idle(self) -> bool:
         return not self._queue and self._pending_pairs == 0 and all(w.idle for w in self._workers)
 
-    def _pair_done(self) -> None:
-        """One (run, scorer) pair is scored and its record handed to the sinks."""
+    def _pair_done(self, state: _RunState) -> None:
+        """One (run, scorer) pair is scored and its record handed to the sinks (or it was abandoned)."""
         self._pending_pairs -= 1
+        state.left -= 1
+        if not state.left and not state.abandoned:
+            self._done["finished"] += 1
+            self._scoring -= 1
         if not self._pending_pairs:
             self._check_settled()
+
+    def _abandon(self, state: _RunState, unstarted: int) -> None:
+        """A shutdown out of time gives up ``state``'s run; ``unstarted`` of its pairs never began."""
+        if not state.abandoned and state.left:
+            state.abandoned = True
+            self._done["abandoned"] += 1
+            self._scoring -= 1
+        if unstarted:
+            self._pending_pairs -= unstarted
+            state.left -= unstarted
 
     def _check_settled(self) -> None:
         """Wake a waiting flush as soon as nothing is left (no polling delay)."""
         if self._flushing and self._is_idle():
             self._settled.set()
 
-    async def _flush_here(self, timeout: float) -> bool:
+    async def _flush_here(self, timeout: float) -> FlushReport:
+        return self._report(await self._settle(timeout))
+
+    async def _settle(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         self._flushing += 1
         self._rush.set()
@@ -469,39 +596,72 @@ class ScoringEngine:
             for worker in self._workers:
                 worker.relax()
 
-    async def _shutdown_here(self, timeout: float) -> bool:
-        flushed = await self._flush_here(timeout)
+    def _totals(self) -> dict[str, int]:
+        counts = self._counts
+        dropped = counts["dropped_overflow"] + counts["dropped_evicted"] + counts["dropped_shutdown"]
+        return {**self._done, "written": sum(w.written for w in self._workers), "dropped": dropped}
+
+    def _pending(self) -> int:
+        return len(self._queue) + self._scoring + sum(w.pending for w in self._workers)
+
+    def _report(self, completed: bool) -> FlushReport:
+        """A report of what changed since the previous one (runs on the loop)."""
+        totals = self._totals()
+        report = report_since(completed, totals, self._reported, self._pending())
+        self._reported = totals
+        return report
+
+    async def _shutdown_here(self, timeout: float) -> FlushReport:
+        if self._shutdown_task is None:  # a second shutdown waits for the first
+            self._shutdown_task = asyncio.ensure_future(self._stop(timeout))
+        return await asyncio.shield(self._shutdown_task)
+
+    async def _stop(self, timeout: float) -> FlushReport:
+        deadline = time.monotonic() + timeout
+        flushed = await self._settle(timeout)
         if not flushed:
-            with self._lock:
-                unscored = len(self._queue)
-                self._queue.clear()
             logger.error(
                 "agentevals: shutdown timed out after %s s; %d queued run(s) and %d scoring call(s) "
                 "abandoned; buffered records go to the dead-letter file %s",
                 timeout,
-                unscored,
+                len(self._queue),
                 self._pending_pairs,
                 self.dead_letter.path,
             )
+        self._stopping = True
         for task in [*self._service, *self._tasks]:
             task.cancel()
         await asyncio.gather(*self._service, *self._tasks, return_exceptions=True)
+        self._abandon_queued()
         for worker in self._workers:
             leftover = worker.take_all()
             if leftover:
                 await worker.spill(leftover, RuntimeError("engine shut down before the sink took these"))
             try:
-                await worker.sink.close()
-            except Exception as err:
+                async with asyncio.timeout(max(_CLOSE_GRACE, deadline - time.monotonic())):
+                    await worker.sink.close()
+            except BaseException as err:
                 logger.warning(
                     "agentevals: closing sink %s failed: %s: %s", worker.name, type(err).__name__, err
                 )
         self.dead_letter.close()
-        return flushed
+        report = self._report(flushed)
+        if report.abandoned or report.lost or report.dead_lettered:
+            logger.warning("agentevals: engine shut down: %s", report)
+        return report
+
+    def _abandon_queued(self) -> None:
+        """Count the runs still queued as abandoned (without the lock: a signal handler may hold it)."""
+        while True:
+            try:
+                self._queue.popleft()
+            except IndexError:
+                return
+            self._done["abandoned"] += 1
 
     # -- public control -----------------------------------------------------------------------------
 
-    def _call(self, coro_fn: Callable[[float], Any], timeout: float) -> bool:
+    def _call(self, coro_fn: Callable[[float], Any], timeout: float) -> FlushReport:
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -512,39 +672,52 @@ class ScoringEngine:
                 "`await engine.aflush()` / `await engine.ashutdown()` there"
             )
         future = asyncio.run_coroutine_threadsafe(coro_fn(timeout), self._loop)
-        return bool(future.result())
+        report: FlushReport = future.result()
+        return report
 
-    async def _acall(self, coro_fn: Callable[[float], Any], timeout: float) -> bool:
+    async def _acall(self, coro_fn: Callable[[float], Any], timeout: float) -> FlushReport:
+        report: FlushReport
         if asyncio.get_running_loop() is self._loop:
-            return bool(await coro_fn(timeout))
+            report = await coro_fn(timeout)
+            return report
         future = asyncio.run_coroutine_threadsafe(coro_fn(timeout), self._loop)
-        return bool(await asyncio.wrap_future(future))
+        report = await asyncio.wrap_future(future)
+        return report
 
-    def flush(self, timeout: float = 30.0) -> bool:
-        """Wait until every accepted run is scored and written (or dead-lettered); ``False`` on timeout."""
-        return self._call(self._flush_here, timeout)
+    def flush(self, timeout: float = 30.0) -> FlushReport:
+        """Wait until every accepted run is scored and written (or dead-lettered), at most ``timeout``
+        seconds. The :class:`FlushReport` is truthy when everything settled and nothing since the
+        previous report was dead-lettered, lost or abandoned."""
+        return self._call(self._flush_here, check_timeout(timeout))
 
-    async def aflush(self, timeout: float = 30.0) -> bool:
+    async def aflush(self, timeout: float = 30.0) -> FlushReport:
         """Async :meth:`flush`, from any event loop."""
-        return await self._acall(self._flush_here, timeout)
+        return await self._acall(self._flush_here, check_timeout(timeout))
 
     def _close_intake(self) -> bool:
-        with self._lock:
-            was_closed, self._closed = self._closed, True
-        if not was_closed:
-            atexit.unregister(self._at_exit)
-        return not was_closed
+        # No lock: a SIGTERM handler may run this while its own thread holds the lock in submit().
+        if self._closed:
+            return False
+        self._closed = True
+        atexit.unregister(self._at_exit)
+        if self._sigterm is not None:
+            self._sigterm.release()
+        return True
 
-    def shutdown(self, timeout: float = 30.0) -> bool:
-        """Stop accepting runs, flush, and close the sinks; ``True`` when everything was written."""
+    def shutdown(self, timeout: float = 30.0) -> FlushReport:
+        """Stop accepting runs, flush for at most ``timeout`` seconds, and close the sinks. What is not
+        done in time is abandoned (runs) or dead-lettered (records), and counted; the
+        :class:`FlushReport` says so. A second call returns an empty report."""
+        timeout = check_timeout(timeout)
         if not self._close_intake():
-            return True
+            return FlushReport(completed=True)
         return self._call(self._shutdown_here, timeout)
 
-    async def ashutdown(self, timeout: float = 30.0) -> bool:
+    async def ashutdown(self, timeout: float = 30.0) -> FlushReport:
         """Async :meth:`shutdown`, from any event loop."""
+        timeout = check_timeout(timeout)
         if not self._close_intake():
-            return True
+            return FlushReport(completed=True)
         return await self._acall(self._shutdown_here, timeout)
 
     def _at_exit(self) -> None:
@@ -559,12 +732,17 @@ class ScoringEngine:
             counts = dict(self._counts)
             queued = len(self._queue)
             sampled = {key: self._sampled[i] for i, key in enumerate(self._entries)}
-            latencies = list(self._latencies)
+        done = dict(self._done)  # one C-level copy: consistent with itself
+        latencies = list(self._latencies)
         latencies.sort()
-        counts.pop("refused")
         return EngineStats(
             **counts,
+            **done,
+            dropped=counts["dropped_overflow"] + counts["dropped_evicted"] + counts["dropped_shutdown"],
             queued=queued,
+            scoring=self._scoring,
+            written={w.name: w.written for w in self._workers},
+            buffered=sum(w.pending for w in self._workers),
             latency_ms_p50=percentile(latencies, 0.50),
             latency_ms_p95=percentile(latencies, 0.95),
             latency_ms_p99=percentile(latencies, 0.99),

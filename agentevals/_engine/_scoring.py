@@ -12,6 +12,7 @@ from agentevals._failure import failure_record
 from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult
 from agentevals._run import Run
 from agentevals._scorer import Scorer
+from agentevals.sinks._retry import really_cancelled
 
 Redactor = Callable[[ScoreRecord], ScoreRecord]
 
@@ -38,9 +39,8 @@ def score_inline(run: Run, scorer: Scorer, timeout: float | None) -> ScoreRecord
     except StopIteration as done:
         result: ScoreResult = done.value
         return result
-    except asyncio.CancelledError:
-        raise
-    except BaseException as err:  # scorer errors become data and never escape
+    except BaseException as err:  # scorer errors become data and never escape, whatever they are:
+        # the engine's own cancellation only arrives at an await, never inside this synchronous call
         return _failure(run, scorer, err, started)
     rest = _guarded(_Resumed(call, waiting_on), run, scorer, timeout, started)
     return asyncio.get_running_loop().create_task(rest, context=context)
@@ -57,9 +57,9 @@ async def _guarded(
             f"scorer {scorer.id!r} did not finish within {timeout} s (raise the ScorerEntry "
             "timeout or the engine's scorer_timeout if it needs longer)"
         )
-    except asyncio.CancelledError:
-        raise
-    except BaseException as err:  # scorer errors become data and never escape
+    except BaseException as err:  # scorer errors become data and never escape (SystemExit too)
+        if really_cancelled(err):  # the engine's own task is being cancelled: let it
+            raise
         error = err
     return _failure(run, scorer, error, started)
 
@@ -118,7 +118,7 @@ def finalize(record: ScoreRecord, entity: str | None, redact: Redactor | None) -
         if not isinstance(redacted, ScoreResult | ScoreFailure):
             raise TypeError(f"redact must return a ScoreRecord, got {type(redacted).__name__}")
         return redacted
-    except Exception as err:
+    except BaseException as err:  # runs on the engine's thread: no KeyboardInterrupt is meant for it
         # Never forward unredacted data: keep only the ids and the error.
         return ScoreFailure(
             scorer_id=record.scorer_id,

@@ -1,4 +1,5 @@
-"""One writer per sink: buffer, batch (size or linger), retry, dead-letter. Sinks never block each other."""
+"""One writer per sink: buffer, batch (size or linger), retry, isolate, dead-letter. Sinks never block
+each other, and every record handed to a writer ends counted: written, dead-lettered or lost."""
 
 from __future__ import annotations
 
@@ -9,13 +10,20 @@ from collections.abc import Callable
 
 from agentevals._result import ScoreRecord
 from agentevals.sinks._protocol import Sink, sink_name
-from agentevals.sinks._retry import DeadLetter, RetryPolicy, write_with_retry
+from agentevals.sinks._retry import DeadLetter, PartialWriteError, RetryPolicy, really_cancelled, write_once
+from agentevals.sinks._sanitize import is_storable, sanitized
 
 logger = logging.getLogger("agentevals.engine")
 
 
 class SinkWorker:
-    """Owns one sink's buffer; all methods run on the engine's loop."""
+    """Owns one sink's buffer; all methods run on the engine's loop.
+
+    ``written`` counts the records the sink took; what it never took goes to the dead-letter file
+    (``on_dead_letter(dead_lettered, lost)``). ``unsettled`` is the batch being written, minus what is
+    already counted: if the writer is cancelled (a shutdown out of time), it goes back to the buffer,
+    which the shutdown dead-letters.
+    """
 
     def __init__(
         self,
@@ -27,11 +35,12 @@ class SinkWorker:
         retry: RetryPolicy,
         dead_letter: DeadLetter,
         on_error: Callable[[BaseException], None],
-        on_dead_letter: Callable[[int, bool], None],
+        on_dead_letter: Callable[[int, int], None],
         on_written: Callable[[], None],
+        name: str | None = None,
     ) -> None:
         self.sink = sink
-        self.name = sink_name(sink)
+        self.name = name or sink_name(sink)
         self.batch_size = batch_size
         self.linger = linger
         self.max_buffer = max_buffer
@@ -41,7 +50,8 @@ class SinkWorker:
         self.on_dead_letter = on_dead_letter
         self.on_written = on_written
         self.buffer: deque[ScoreRecord] = deque()
-        self.writing = 0
+        self.unsettled: list[ScoreRecord] = []
+        self.written = 0
         self.urgent = 0
         self._has_data = asyncio.Event()
         self._full = asyncio.Event()
@@ -50,7 +60,12 @@ class SinkWorker:
 
     @property
     def idle(self) -> bool:
-        return not self.buffer and not self.writing
+        return not self.buffer and not self.unsettled
+
+    @property
+    def pending(self) -> int:
+        """Records buffered or being written, not yet counted."""
+        return len(self.buffer) + len(self.unsettled)
 
     def offer(self, record: ScoreRecord) -> bool:
         """Buffer one record now; ``False`` (nothing buffered) when the buffer is full."""
@@ -63,10 +78,16 @@ class SinkWorker:
         return True
 
     async def put(self, record: ScoreRecord) -> None:
-        """Buffer one record, waiting while the buffer is full (backpressure onto scoring)."""
-        while not self.offer(record):
-            self._space.clear()
-            await self._space.wait()
+        """Buffer one record, waiting while the buffer is full (backpressure onto scoring). Cancelled
+        while waiting (shutdown), it still buffers the record, past the limit, for the shutdown to
+        dead-letter: a record made is never dropped uncounted."""
+        try:
+            while not self.offer(record):
+                self._space.clear()
+                await self._space.wait()
+        except asyncio.CancelledError:
+            self.buffer.append(record)
+            raise
 
     def hurry(self) -> None:
         """Skip the linger wait (a flush is waiting)."""
@@ -92,24 +113,100 @@ class SinkWorker:
                 self._has_data.clear()
             self._space.set()
             if batch:
-                self.writing = len(batch)
+                self.unsettled = batch
                 try:
                     await self.deliver(batch)
+                except asyncio.CancelledError:
+                    self.buffer.extendleft(reversed(self.unsettled))  # the shutdown dead-letters them
+                    raise
                 finally:
-                    self.writing = 0
-                    del batch  # written: keep no record alive while waiting for the next batch
+                    self.unsettled = []  # settled: keep no record alive while waiting for the next batch
+                    del batch
                     self.on_written()
 
     async def deliver(self, batch: list[ScoreRecord]) -> None:
-        """Write with retries; dead-letter what still fails; never raises (except cancellation)."""
-        error = await write_with_retry(self.sink, batch, self.retry, self.on_error)
+        """Write with retries; dead-letter what still fails; never raises (except cancellation).
+
+        After the first failed attempt the batch is checked for values no store can hold, which are
+        replaced (:func:`~agentevals.sinks._sanitize.sanitized`) before the next attempt, at once. A
+        partial write (:class:`PartialWriteError`) retries only its failed records. When every attempt
+        failed, the batch is split in halves to isolate the records that fail on their own, unless both
+        halves fail (the sink is down) or the attempts timed out (the sink hangs).
+        """
+        pending = batch
+        error: BaseException | None = None
+        checked = False
+        attempt = 0
+        while attempt < self.retry.attempts:
+            attempt += 1
+            error, pending = await self._attempt(pending)
+            if error is None:
+                return
+            if not checked:
+                checked = True
+                clean = [r if is_storable(r) else sanitized(r) for r in pending]
+                if any(c is not r for c, r in zip(clean, pending, strict=True)):
+                    pending = self.unsettled = clean
+                    attempt -= 1  # not the store's fault: try again at once, as a fresh attempt
+                    continue
+            if attempt < self.retry.attempts:
+                await asyncio.sleep(self.retry.backoff(attempt))
+        assert error is not None
+        if len(pending) > 1 and not isinstance(error, TimeoutError):
+            pending = await self._isolate(pending, error)
+        if pending:
+            await self.spill(pending, error)
+
+    async def _attempt(self, records: list[ScoreRecord]) -> tuple[BaseException | None, list[ScoreRecord]]:
+        """One write: ``(None, [])`` when it worked, else the error and the records not written."""
+        error: BaseException | None = None
+        failed: list[ScoreRecord] = []
+        try:
+            await write_once(self.sink, records, self.retry.timeout)
+        except PartialWriteError as err:
+            failed, error = err.failed, err.error
+        except BaseException as err:  # SystemExit, KeyboardInterrupt and the like too: a failed write
+            if really_cancelled(err):
+                raise
+            failed, error = records, err
+        self._count_written(records, failed)
         if error is not None:
-            await self.spill(batch, error)
+            self.on_error(error)
+        return error, failed
+
+    def _count_written(self, records: list[ScoreRecord], failed: list[ScoreRecord]) -> None:
+        count = len(records) - len(failed)
+        if not count:
+            return
+        self.written += count
+        if count == len(self.unsettled):  # the usual case: the whole batch at the first attempt
+            self.unsettled = []
+            return
+        done = {id(r) for r in records} - {id(r) for r in failed}
+        self.unsettled = [r for r in self.unsettled if id(r) not in done]
+
+    async def _isolate(self, records: list[ScoreRecord], error: BaseException) -> list[ScoreRecord]:
+        """Write the halves of ``records`` once each, recursively; the records that still fail."""
+        half = len(records) // 2
+        errors: list[BaseException | None] = []
+        left: list[ScoreRecord] = []
+        for part in (records[:half], records[half:]):
+            part_error, failed = await self._attempt(part)
+            errors.append(part_error)
+            left += failed
+        if all(e is not None for e in errors):
+            return left  # both halves fail: not one bad record, the sink itself
+        if len(left) > 1:
+            return await self._isolate(left, error)
+        return left
 
     async def spill(self, batch: list[ScoreRecord], error: BaseException) -> None:
+        """Append ``batch`` to the dead-letter file, counting what it took and what was lost."""
         try:
-            await self.dead_letter.write(batch, self.sink, error)
-        except Exception as err:
+            lost = await self.dead_letter.write(batch, self.sink, error)
+        except BaseException as err:
+            if really_cancelled(err):
+                raise
             logger.error(
                 "LOST %d record(s) for sink %s: the dead-letter file %s could not be written (%s: %s)",
                 len(batch),
@@ -118,9 +215,10 @@ class SinkWorker:
                 type(err).__name__,
                 err,
             )
-            self.on_dead_letter(len(batch), False)
+            self.on_dead_letter(0, len(batch))
         else:
-            self.on_dead_letter(len(batch), True)
+            self.on_dead_letter(len(batch) - lost, lost)
+        self.unsettled = []
 
     def take_all(self) -> list[ScoreRecord]:
         records = list(self.buffer)

@@ -1,30 +1,49 @@
-"""``EngineStats``: a snapshot of the engine's counters."""
+"""``EngineStats``: a snapshot of the engine's counters; ``FlushReport``: what a flush or shutdown settled."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class EngineStats:
-    """Counters since the engine started. Runs: ``submitted`` = ``accepted`` + ``sampled_out`` +
-    ``dropped`` + ``invalid`` (+ refused after shutdown). Pairs (run × scorer): ``scored`` (results),
-    ``failed`` (error records: raised, timed out). ``queued``: runs waiting now. ``sink_errors``: failed
-    write attempts (retried); ``dead_lettered``: records written to the dead-letter file; ``lost``:
-    records that could not even be dead-lettered. Latency: submit → record ready, milliseconds.
-    ``sampled``: per scorer, the runs it sampled (the coverage numerator; ``submitted`` minus
-    ``invalid`` and refused is the denominator).
+    """Counters since the engine started; once the engine is idle (after a flush or a shutdown) they add
+    up exactly, as :meth:`unbalanced` checks.
+
+    Runs offered: ``submitted`` = ``accepted`` + ``sampled_out`` + ``invalid`` + ``dropped_overflow``
+    (the queue was full, ``drop_newest``) + ``dropped_shutdown`` (offered after shutdown).
+
+    Runs accepted: ``accepted`` = ``finished`` (every sampled scorer produced its record) +
+    ``dropped_evicted`` (pushed out of a full queue by a newer run, ``drop_oldest``) + ``abandoned``
+    (given up when a shutdown ran out of time) + ``queued`` (waiting) + ``scoring`` (being scored).
+    ``dropped`` is ``dropped_overflow + dropped_evicted + dropped_shutdown``.
+
+    Records (one per run and sampled scorer): ``records`` = ``scored`` (results) + ``failed`` (error
+    records: raised, timed out, run could not be built). Each record goes to every sink, and each copy
+    ends as ``written[sink]``, ``dead_lettered`` (appended to the dead-letter file), ``lost`` (not even
+    that worked) or is still ``buffered``: ``records * len(written)`` = ``sum(written.values())`` +
+    ``dead_lettered`` + ``lost`` + ``buffered``. ``sink_errors`` counts failed write attempts (retried).
+
+    ``latency_ms_*``: submit → record ready. ``sampled``: per scorer, the runs it sampled.
     """
 
     submitted: int = 0
     accepted: int = 0
     sampled_out: int = 0
+    invalid: int = 0
+    dropped: int = 0
+    dropped_overflow: int = 0
+    dropped_evicted: int = 0
+    dropped_shutdown: int = 0
     queued: int = 0
+    scoring: int = 0
+    finished: int = 0
+    abandoned: int = 0
     scored: int = 0
     failed: int = 0
-    dropped: int = 0
-    invalid: int = 0
+    written: dict[str, int] = field(default_factory=dict)
+    buffered: int = 0
     sink_errors: int = 0
     dead_lettered: int = 0
     lost: int = 0
@@ -32,6 +51,76 @@ class EngineStats:
     latency_ms_p95: float | None = None
     latency_ms_p99: float | None = None
     sampled: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def records(self) -> int:
+        """Records produced: ``scored + failed``."""
+        return self.scored + self.failed
+
+    def unbalanced(self) -> list[str]:
+        """The accounting equations above that do not hold, as text (empty when every run and every
+        record is accounted for; only meaningful while the engine is idle or stopped).
+
+        >>> EngineStats(submitted=2, accepted=1, sampled_out=1, finished=1, scored=1).unbalanced()
+        []
+        """
+        problems = []
+        offered = (
+            self.accepted + self.sampled_out + self.invalid + self.dropped_overflow + self.dropped_shutdown
+        )
+        if self.submitted != offered:
+            problems.append(f"submitted {self.submitted} != accepted + sampled_out + invalid + overflow + "
+                            f"after shutdown = {offered}")  # fmt: skip
+        ended = self.finished + self.dropped_evicted + self.abandoned + self.queued + self.scoring
+        if self.accepted != ended:
+            problems.append(f"accepted {self.accepted} != finished + evicted + abandoned + queued + "
+                            f"scoring = {ended}")  # fmt: skip
+        copies = self.records * len(self.written)
+        stored = sum(self.written.values()) + self.dead_lettered + self.lost + self.buffered
+        if copies != stored:
+            problems.append(
+                f"records x sinks {copies} != written + dead_lettered + lost + buffered = {stored}"
+            )
+        return problems
+
+
+@dataclass(frozen=True)
+class FlushReport:
+    """What happened since the previous report (of :meth:`~agentevals.ScoringEngine.flush` or
+    ``shutdown``) of the same engine, and whether the engine ``completed``: became idle in time.
+
+    Truthy only when ``completed`` and nothing was dead-lettered, lost or abandoned, so
+    ``assert engine.flush()`` still reads naturally. ``written`` counts record copies stored, summed
+    over the sinks; ``pending`` is what was still waiting when the report was made (queued and
+    in-progress runs, buffered records).
+
+    >>> report = FlushReport(completed=True, scored=3, written=3)
+    >>> bool(report), bool(FlushReport(completed=True, dead_lettered=1))
+    (True, False)
+    """
+
+    completed: bool
+    scored: int = 0
+    failed: int = 0
+    written: int = 0
+    dead_lettered: int = 0
+    lost: int = 0
+    dropped: int = 0
+    abandoned: int = 0
+    pending: int = 0
+
+    def __bool__(self) -> bool:
+        return self.completed and not (self.dead_lettered or self.lost or self.abandoned)
+
+
+REPORTED = ("scored", "failed", "written", "dead_lettered", "lost", "dropped", "abandoned")
+
+
+def report_since(
+    completed: bool, now: Mapping[str, int], before: Mapping[str, int], pending: int
+) -> FlushReport:
+    """A :class:`FlushReport` of the change from the totals ``before`` to the totals ``now``."""
+    return FlushReport(completed, **{k: now[k] - before.get(k, 0) for k in REPORTED}, pending=pending)
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from agentevals import Run, Scorer, create_scorer
+from agentevals import Run, Scorer, ScoringEngine, create_scorer
+from agentevals.engine import EngineStats
 from agentevals.sinks import RetryPolicy
 
 FAST_RETRY = RetryPolicy(attempts=5, initial=0.005, max_wait=0.02)
@@ -28,3 +29,13 @@ def gated_scorer(gate: threading.Event, id: str = "gated") -> Scorer:
         return 1.0
 
     return create_scorer(id=id).generate_score(score)
+
+
+def accounted(engine: ScoringEngine, label: str = "") -> EngineStats:
+    """The engine's stats, after checking that every run and record is accounted for; printed (-s)."""
+    stats = engine.stats()
+    counts = {k: v for k, v in vars(stats).items() if not k.startswith("latency") and v}
+    print(f"{label or 'engine'}: {counts}")
+    assert stats.unbalanced() == [], stats.unbalanced()
+    assert stats.queued == stats.scoring == stats.buffered == 0
+    return stats

@@ -72,7 +72,9 @@ def test_sink_that_never_recovers_goes_to_dead_letter_and_replay_restores_it(
     )
     for run in runs(200):
         engine.submit(run)
-    assert engine.shutdown(timeout=20)
+    report = engine.shutdown(timeout=20)
+    assert not report and report.completed  # settled, but with dead letters: not a clean shutdown
+    assert (report.scored, report.written, report.dead_lettered) == (400, 400, 400)
     assert len(memory.records) == 400  # the healthy sink is unaffected
     stats = engine.stats()
     assert stats.dead_lettered == 400 and stats.lost == 0 and stats.sink_errors >= 5
@@ -99,7 +101,8 @@ def test_replay_keeps_the_lines_of_a_batch_the_sink_rejects(dead_letter: Path) -
     engine = ScoringEngine([length_scorer()], sinks=[broken], retry=FAST_RETRY, dead_letter=dead_letter)
     for run in runs(30):
         engine.submit(run)
-    assert engine.shutdown(timeout=20)
+    report = engine.shutdown(timeout=20)
+    assert report.completed and report.dead_lettered == 30 and not report
     half_broken = FlakySink(failures=1)  # first batch fails, later batches succeed
     assert replay(dead_letter, MemorySink(), batch_size=10, only_sink="elsewhere") == 0
     assert replay(dead_letter, half_broken, batch_size=10) == 0  # replay stops at the first failure
@@ -157,7 +160,8 @@ def test_a_hung_sink_times_out_and_never_starves_the_others(dead_letter: Path) -
     )
     for run in runs(40):
         engine.submit(run)
-    assert engine.shutdown(timeout=30)
+    report = engine.shutdown(timeout=30)
+    assert report.completed and (report.written, report.dead_lettered) == (40, 40)
     assert len(memory.records) == 40
     stats = engine.stats()
     assert stats.dead_lettered == 40
@@ -219,7 +223,7 @@ def test_flush_is_woken_when_the_work_is_done_not_by_polling(
     flusher.start()
     flusher.join(30)
     assert not flusher.is_alive(), "flush() was never woken when the engine became idle"
-    assert outcomes == [True, True]
+    assert [bool(o) for o in outcomes] == [True, True]
     assert engine.stats().scored == 60
     assert len(memory.records) == (60 if with_sink else 0)
     engine.shutdown()
