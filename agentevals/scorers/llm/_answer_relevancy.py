@@ -107,8 +107,9 @@ def create_answer_relevancy_scorer(
 
     def score(results: StepResults) -> float:
         statements = results.preprocess_step_result.statements
-        verdicts = results.analyze_step_result.results
-        expect_count(len(verdicts), len(statements), what="verdicts", per="statements")
+        verdicts = expect_count(
+            results.analyze_step_result.results, len(statements), what="verdicts", per="statements"
+        )
         if not statements:
             return 0.0
         credit = {"yes": 1.0, "unsure": opts.uncertainty_weight, "no": 0.0}

@@ -147,10 +147,10 @@ exactly one match per reference unit, in order ({len(units.ground_truth_units)} 
             return 0.0
         units: SemanticUnits = results.preprocess_step_result
         analysis: SimilarityAnalysis = results.analyze_step_result
-        expect_count(
-            len(analysis.matches), len(units.ground_truth_units), what="matches", per="reference units"
+        matches = expect_count(
+            analysis.matches, len(units.ground_truth_units), what="matches", per="reference units"
         )
-        if not analysis.matches:
+        if not matches:
             return 0.0
         credit = {
             "exact": 1.0 + opts.exact_match_bonus,
@@ -158,8 +158,8 @@ exactly one match per reference unit, in order ({len(units.ground_truth_units)} 
             "partial": opts.semantic_threshold * 0.5,
             "missing": -opts.missing_penalty,
         }
-        value = sum(credit[m.match_type] for m in analysis.matches)
-        value /= len(analysis.matches) * (1.0 + opts.exact_match_bonus)
+        value = sum(credit[m.match_type] for m in matches)
+        value /= len(matches) * (1.0 + opts.exact_match_bonus)
         value -= len(analysis.contradictions) * opts.contradiction_penalty
         value -= min(len(analysis.extra_in_output) * opts.extra_info_penalty, EXTRA_INFO_CAP)
         return scaled(min(max(value, 0.0), 1.0), opts.scale)

@@ -96,7 +96,7 @@ def create_bias_scorer(
 
     def score(run: Run, results: StepResults) -> float:
         opinions, verdicts = _opinions(run, results), results.analyze_step_result.results
-        expect_count(len(verdicts), len(opinions), what="results", per="opinions")
+        verdicts = expect_count(verdicts, len(opinions), what="results", per="opinions")
         if not opinions:
             return 0.0
         return scaled(sum(v.result == "yes" for v in verdicts) / len(opinions), opts.scale)

@@ -19,6 +19,7 @@ from agentevals._steps import Invoker, PromptStep, SkipJudge, StepResults
 from agentevals.utils import extract_tool_results, round_to_two_decimals
 
 OptionsT = TypeVar("OptionsT")
+T = TypeVar("T")
 
 NO_CONTEXT_HINT = (
     "pass context=[...] (or get_context=lambda run: [...]) to the factory, or score runs that carry "
@@ -171,13 +172,18 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def expect_count(got: int, expected: int, *, what: str, per: str) -> None:
-    """Raise ``ValueError`` when the judge returned a different number of items than it was given."""
-    if got != expected:
+def expect_count(items: Sequence[T], expected: int, *, what: str, per: str) -> list[T]:
+    """The judge's first ``expected`` items; ``ValueError`` when it returned fewer.
+
+    Extra items beyond the ones asked for are ignored (as Mastra does now): a judge that repeats
+    or appends a verdict still answered every item. Fewer cannot be scored.
+    """
+    if len(items) < expected:
         raise ValueError(
-            f"the judge returned {got} {what} for {expected} {per}; each of the {per} needs exactly one "
-            "(a judge that skips or merges items cannot be scored: retry, or use a stronger judge model)"
+            f"the judge returned {len(items)} {what} for {expected} {per}; each of the {per} needs exactly "
+            "one (a judge that skips or merges items cannot be scored: retry, or use a stronger judge model)"
         )
+    return list(items[:expected])
 
 
 # -- context ----------------------------------------------------------------------------------------

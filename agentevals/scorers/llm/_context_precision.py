@@ -111,8 +111,9 @@ indices 0 to {len(context) - 1}."""
 
     def score(results: StepResults) -> float:
         context = context_of(results)
-        verdicts = results.analyze_step_result.verdicts
-        expect_count(len(verdicts), len(context), what="verdicts", per="context pieces")
+        verdicts = expect_count(
+            results.analyze_step_result.verdicts, len(context), what="verdicts", per="context pieces"
+        )
         indices = sorted(v.context_index for v in verdicts)
         if indices != list(range(len(context))):
             raise ValueError(

@@ -100,7 +100,7 @@ order ({len(claims)} verdicts)."""
 
     def score(results: StepResults) -> float:
         claims, verdicts = results.preprocess_step_result.claims, results.analyze_step_result.verdicts
-        expect_count(len(verdicts), len(claims), what="verdicts", per="claims")
+        verdicts = expect_count(verdicts, len(claims), what="verdicts", per="claims")
         if not claims:
             return 0.0
         return scaled(sum(v.verdict == "yes" for v in verdicts) / len(claims), opts.scale)

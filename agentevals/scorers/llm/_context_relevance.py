@@ -128,8 +128,9 @@ Return {{"evaluations": [{{"context_index", "context_piece", "relevance_level", 
     def score(results: StepResults) -> float:
         context = context_of(results)
         analysis: RelevanceAnalysis = results.analyze_step_result
-        evaluations = analysis.evaluations
-        expect_count(len(evaluations), len(context), what="evaluations", per="context pieces")
+        evaluations = expect_count(
+            analysis.evaluations, len(context), what="evaluations", per="context pieces"
+        )
         base = sum(RELEVANCE_WEIGHTS[e.relevance_level] for e in evaluations) / len(evaluations)
         unused = sum(e.relevance_level == "high" and not e.was_used for e in evaluations)
         missing = min(

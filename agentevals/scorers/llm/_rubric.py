@@ -146,15 +146,13 @@ exactly one entry per criterion, in order ({len(criteria)} entries)."""
         analysis: RubricAnalysis | None = results.analyze_step_result
         if analysis is None:
             return []
-        expect_count(len(analysis.criteria), len(criteria), what="criterion results", per="rubric criteria")
+        answers = expect_count(
+            analysis.criteria, len(criteria), what="criterion results", per="rubric criteria"
+        )
         gating = (
             [c.required for c in criteria] if any(c.required for c in criteria) else [True] * len(criteria)
         )
-        return [
-            c
-            for c, r, gate in zip(criteria, analysis.criteria, gating, strict=True)
-            if gate and not r.satisfied
-        ]
+        return [c for c, r, gate in zip(criteria, answers, gating, strict=True) if gate and not r.satisfied]
 
     def score(run: Run, results: StepResults) -> float:
         return 0.0 if unmet(run, results) else scaled(1.0, opts.scale)

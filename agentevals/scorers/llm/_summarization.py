@@ -154,7 +154,7 @@ order ({len(questions)} entries)."""
         claims = results.preprocess_step_result.alignment
         questions = questions_of(results)
         coverage = results.analyze_step_result.coverage
-        expect_count(len(coverage), len(questions), what="coverage entries", per="questions")
+        coverage = expect_count(coverage, len(questions), what="coverage entries", per="questions")
         if not claims or not questions:
             return None
         alignment = sum(c.supported for c in claims) / len(claims)

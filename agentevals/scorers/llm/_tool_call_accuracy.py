@@ -156,12 +156,12 @@ exactly one evaluation per call ({count} evaluations)."""
     def score(results: StepResults) -> float:
         calls = results.preprocess_step_result["actual_tools"]
         analysis: ToolAnalysis = results.analyze_step_result
-        expect_count(len(analysis.evaluations), len(calls), what="evaluations", per="tool calls")
+        evaluations = expect_count(analysis.evaluations, len(calls), what="evaluations", per="tool calls")
         missing = len(analysis.missing_tools)
-        if not analysis.evaluations:
+        if not evaluations:
             return 0.0 if missing else scaled(1.0, opts.scale)
-        total = len(analysis.evaluations) + (missing if opts.penalize_missing_tools else 0)
-        return scaled(sum(e.was_appropriate for e in analysis.evaluations) / total, opts.scale)
+        total = len(evaluations) + (missing if opts.penalize_missing_tools else 0)
+        return scaled(sum(e.was_appropriate for e in evaluations) / total, opts.scale)
 
     def reason_prompt(run: Run, results: StepResults, score: float) -> str:
         analysis: ToolAnalysis = results.analyze_step_result

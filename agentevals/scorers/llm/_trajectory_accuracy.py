@@ -170,9 +170,8 @@ per step ({len(pre["actual_steps"])} evaluations)."""
 
     def score(results: StepResults) -> float:
         analysis: TrajectoryAnalysis = results.analyze_step_result
-        evaluations = analysis.step_evaluations
-        expect_count(
-            len(evaluations),
+        evaluations = expect_count(
+            analysis.step_evaluations,
             len(results.preprocess_step_result["actual_steps"]),
             what="evaluations",
             per="steps",

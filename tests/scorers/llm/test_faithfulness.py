@@ -136,3 +136,11 @@ async def test_seed_example(judge_server: FakeJudgeServer, question: str) -> Non
     result = await create_faithfulness_scorer(judge_server.judge()).run(run)
     assert result.score == 0.67
     assert result.reason == "The score is 0.67 because the range is not in the context."
+
+
+async def test_extra_verdicts_are_ignored(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(claims(2), verdicts("yes", "no", "no", "no"), "r")
+    result = await create_faithfulness_scorer(judge_server.judge(), context=CONTEXT).run(
+        input="q", output="a"
+    )
+    assert result.score == 0.5

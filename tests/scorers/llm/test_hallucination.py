@@ -125,8 +125,8 @@ async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     judge_server.push(claims(1))
     with pytest.raises(ScorerError, match="hallucination has no context"):
         await create_hallucination_scorer(judge_server.judge()).run(input="q", output="a")
-    judge_server.push(claims(2), verdicts("yes", "yes", "no"))
-    with pytest.raises(ScorerError, match="3 verdicts for 2 claims"):
+    judge_server.push(claims(2), verdicts("yes"))
+    with pytest.raises(ScorerError, match="1 verdicts for 2 claims"):
         await create_hallucination_scorer(judge_server.judge(), context=IPHONE).run(input="q", output="a")
     judge_server.push(claims(1), verdicts("unsure"), verdicts("yes"), Reply.text("r"))
     result = await create_hallucination_scorer(judge_server.judge(), context=IPHONE, scale=10).run(
@@ -150,3 +150,12 @@ async def test_seed_batch_example(judge_server: FakeJudgeServer, question: str) 
     assert result.score == 0.0
     assert result.reason == "The score is 0 because every claim matches the context."
     assert "1. Known fact 1\n2. Known fact 2" in (result.analyze_prompt or "")
+
+
+async def test_extra_verdicts_are_ignored(judge_server: FakeJudgeServer) -> None:
+    # more verdicts than claims: the first two count, the third is ignored (as Mastra does)
+    judge_server.push(claims(2), verdicts("yes", "no", "yes"), "r")
+    result = await create_hallucination_scorer(judge_server.judge(), context=IPHONE).run(
+        input="q", output="a"
+    )
+    assert result.score == 0.5

@@ -110,9 +110,12 @@ async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     scorer = create_tool_call_accuracy_scorer_llm(judge_server.judge(), available_tools=TOOLS)
     with pytest.raises(ScorerError, match="needs the user's request"):
         await scorer.run(input="", output="x")
-    judge_server.push(analysis(True, True))
-    with pytest.raises(ScorerError, match="2 evaluations for 1 tool calls"):
-        await scorer.run(agent_run("Weather?", "x", ("weather-tool", {})))
+    judge_server.push(analysis(True))
+    with pytest.raises(ScorerError, match="1 evaluations for 2 tool calls"):
+        await scorer.run(agent_run("Weather?", "x", ("weather-tool", {}), ("weather-tool", {"c": 1})))
+    judge_server.push(analysis(False, True), "r")  # extra evaluations are ignored
+    extra = await scorer.run(agent_run("Weather?", "x", ("weather-tool", {})))
+    assert extra.score == 0.0
     judge_server.push(Reply.malformed(), analysis(True), "r")
     result = await scorer.run(agent_run("Weather?", "x", ("weather-tool", {})))
     assert result.score == 1.0 and result.judge_calls[0].attempts == 2
