@@ -104,7 +104,14 @@ async def test_request_shape_usage_and_cost(judge_server: FakeJudgeServer) -> No
     judge_server.push(
         Reply(content='{"verdict":"yes","reason":"r"}', prompt_tokens=100, completion_tokens=50)
     )
-    judge = judge_server.judge(instructions="You are strict.", temperature=0.0)
+    # A plain Judge at the server: the cost comes from LiteLLM's price list, as for a real provider.
+    judge = Judge(
+        model="openai/gpt-4o-mini",
+        api_base=judge_server.url,
+        api_key="k",
+        instructions="You are strict.",
+        temperature=0.0,
+    )
     reply = await judge.complete("Judge this.", schema=Verdict, step="analyze")
     body = judge_server.requests[0].body
     assert body["messages"][0] == {"role": "system", "content": "You are strict."}
@@ -115,6 +122,16 @@ async def test_request_shape_usage_and_cost(judge_server: FakeJudgeServer) -> No
     assert (reply.call.prompt_tokens, reply.call.completion_tokens) == (100, 50)
     assert reply.call.cost_usd is not None and reply.call.cost_usd > 0
     assert reply.call.step == "analyze" and reply.call.model == "openai/gpt-4o-mini"
+
+
+async def test_the_fake_judge_records_a_fake_model_at_no_cost(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(
+        Reply(content='{"verdict":"yes","reason":"r"}', prompt_tokens=100, completion_tokens=50)
+    )
+    reply = await judge_server.judge().complete("Judge this.", schema=Verdict, step="analyze")
+    assert judge_server.requests[0].body["model"] == "gpt-4o-mini"  # the request is a normal one
+    assert (reply.call.model, reply.call.cost_usd) == ("fake/gpt-4o-mini", 0.0)
+    assert (reply.call.prompt_tokens, reply.call.completion_tokens) == (100, 50)
 
 
 async def test_text_mode_returns_the_reply_text(judge_server: FakeJudgeServer) -> None:

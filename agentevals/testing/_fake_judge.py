@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agentevals._judge._judge import Judge
+from agentevals._result import JudgeCall
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,17 @@ class ChatRequest:
 Responder = Callable[[ChatRequest], Reply | str | Mapping[str, Any] | list[Any]]
 
 
+@dataclass(frozen=True)
+class FakeJudge(Judge):
+    """A :class:`~agentevals.Judge` pointed at a :class:`FakeJudgeServer`. Its calls go through LiteLLM
+    like any other, but records name the model ``fake/<name>`` and cost nothing, so a store written
+    against the fake server never shows real-looking spend."""
+
+    def _recorded(self, call: JudgeCall) -> JudgeCall:
+        name = call.model.rsplit("/", 1)[-1]
+        return call.model_copy(update={"model": f"fake/{name}", "cost_usd": 0.0})
+
+
 @dataclass
 class FakeJudgeServer:
     """Serve scripted chat completions on ``http://127.0.0.1:<port>/v1``.
@@ -160,7 +172,7 @@ class FakeJudgeServer:
             "timeout": 10.0,
         }
         settings.update(overrides)
-        return Judge(**settings)
+        return FakeJudge(**settings)
 
     def start(self) -> FakeJudgeServer:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))

@@ -324,5 +324,5 @@ async def test_llm_judged_scorers_run_in_batch(judge_server: FakeJudgeServer) ->
 
     assert [i.scores["factuality"] for i in result.items] == [1.0, 0.0]
     assert result.items[1].results["factuality"].reason == "conflict: compared the capital"
-    assert result.items[0].results["factuality"].judge_model == "openai/gpt-4o-mini"
+    assert result.items[0].results["factuality"].judge_model == "fake/gpt-4o-mini"
     assert len(judge_server.requests) == 2
