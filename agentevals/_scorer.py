@@ -156,6 +156,13 @@ class Scorer:
         """Whether any step calls an LLM judge."""
         return any(s.prompt is not None for s in self._steps.values())
 
+    def check(self) -> None:
+        """Verify the configuration of every judge the prompt steps use (:meth:`Judge.check`), without
+        calling a model; raises ``ValueError`` saying how to fix it."""
+        judges = [s.prompt.judge or self.judge for s in self._ordered if s.prompt is not None]
+        for judge in {id(j): j for j in judges if j is not None}.values():
+            judge.check()
+
     @property
     def is_sync(self) -> bool:
         """Whether every step is a plain (non-``async``) function: the scorer never waits on I/O."""

@@ -124,6 +124,11 @@ def _eval(args: argparse.Namespace) -> int:
 
     target = load_object(args.target, "--target")
     scorers = [load_scorer(spec) for spec in args.scorer]
+    for scorer in scorers:  # a judge without its key fails here, not once per item
+        try:
+            scorer.check()
+        except ValueError as err:
+            raise UsageError(f"scorer {scorer.id!r}: {err}") from err
     thresholds = _thresholds(args.threshold)
     sinks: list[Any] = []
     if args.db:

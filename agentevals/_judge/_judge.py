@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 import weakref
 from collections.abc import Mapping
@@ -23,10 +22,9 @@ from agentevals._errors import JudgeError, JudgeOutputError
 from agentevals._judge import _litellm
 from agentevals._judge._parse import ReplyParseError, parse_reply
 from agentevals._judge._request import build_request
+from agentevals._judge._retries import RETRIES
 from agentevals._judge._secrets import active_secrets, conceal, mask_exception, mask_text, secret_values
 from agentevals._result import JudgeCall
-
-log = logging.getLogger("agentevals.judge")
 
 
 @dataclass(frozen=True)
@@ -204,7 +202,7 @@ class Judge:
             # Providers echo a bad key ("Incorrect API key provided: sk-..."): masked in the exception
             # itself (it stays chained), so in the message, the call record and any traceback.
             mask_exception(err, secrets)
-            error = mask_text(f"{type(err).__name__}: {err}", secrets)
+            error = mask_text(_litellm.describe_error(err), secrets)
             raise JudgeError(
                 f"judge {self.model!r} failed after {attempts} attempt(s): {error}",
                 model=self.model,
@@ -212,6 +210,19 @@ class Judge:
                 call=record(False, error),
             ) from err
         return JudgeReply(value=outcome[0], text=outcome[1], call=record(True))
+
+    def check(self) -> None:
+        """Verify the configuration without calling the model: LiteLLM can route ``model`` and the
+        provider's credentials are set (``api_key`` or the environment). Raises ``ValueError`` that
+        says how to fix it; the CLI and the engine call it before the first run.
+
+        >>> Judge(model="openai/gpt-4o-mini", api_key="sk-test").check()
+        """
+        _litellm.check_model(self.model, api_base=self.api_base, has_key=self._has_key())
+
+    def _has_key(self) -> bool:
+        kwargs = self.completion_kwargs
+        return self.api_key is not None or any(k in kwargs for k in ("api_key", "azure_ad_token"))
 
     def _recorded(self, call: JudgeCall) -> JudgeCall:
         """The call as records show it; a test double reports itself instead of a billable model."""
@@ -231,13 +242,8 @@ class Judge:
     def _log_retry(self, state: RetryCallState, secrets: tuple[str, ...]) -> None:
         outcome = state.outcome
         error = outcome.exception() if outcome is not None else None
-        if error is not None:
-            mask_exception(error, secrets)
-        log.warning(
-            "judge %s attempt %d/%d failed (%s: %s); retrying",
-            self.model,
-            state.attempt_number,
-            self.max_attempts,
-            type(error).__name__,
-            mask_text(str(error), secrets),
-        )
+        if error is None:
+            return
+        mask_exception(error, secrets)
+        detail = mask_text(_litellm.describe_error(error), secrets)
+        RETRIES.note(self.model, state.attempt_number, self.max_attempts, type(error).__name__, detail)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import threading
 from types import ModuleType
 from typing import Any
@@ -80,3 +81,38 @@ def cost_of(response: Any) -> float | None:
         return float(litellm().completion_cost(completion_response=response))
     except Exception:
         return None
+
+
+def check_model(model: str, *, api_base: str | None, has_key: bool) -> None:
+    """Raise ``ValueError`` (saying how to fix it) when LiteLLM cannot route ``model`` or its provider's
+    credentials are missing; makes no network call."""
+    lm = litellm()
+    try:
+        lm.get_llm_provider(model, api_base=api_base)
+    except Exception:  # LiteLLM's own text is a page of provider links
+        raise ValueError(
+            f"judge model {model!r} is not one LiteLLM can route (it names no provider); "
+            "write it as 'provider/model', e.g. 'openai/gpt-4o-mini' or 'anthropic/claude-3-5-haiku-latest'"
+        ) from None
+    if has_key:
+        return
+    env = lm.validate_environment(model=model, api_base=api_base)
+    missing = env.get("missing_keys") or []
+    if missing and not env.get("keys_in_environment"):
+        raise ValueError(
+            f"judge model {model!r} needs {' and '.join(missing)} in the environment "
+            "(or pass Judge(api_key=...))"
+        )
+
+
+_PREFIX = re.compile(r"(?:litellm\.)?[A-Za-z]*(?:Error|Exception)(?::|\s+-)\s*")
+
+
+def describe_error(error: BaseException) -> str:
+    """``Type: message`` with the prefixes LiteLLM repeats stripped: ``InternalServerError:
+    litellm.InternalServerError: InternalServerError: OpenAIException - boom`` reads
+    ``InternalServerError: boom``."""
+    text = str(error)
+    while match := _PREFIX.match(text):
+        text = text[match.end() :]
+    return f"{type(error).__name__}: {text.strip() or type(error).__name__}"

@@ -368,3 +368,14 @@ async def test_arun_evals_stopped_early_covers_the_items_done() -> None:
     assert result.interrupted and not result.passed
     assert [item.index for item in result.items] == [0] and result.summary.total_items == 2
     assert result.scores == {"exact_match": 1.0}
+
+
+def test_a_judge_without_its_key_fails_before_any_item(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    scorer = 'factuality:{"model": "openai/gpt-4o-mini"}'
+    code = main(["eval", "data.jsonl", "--target", "cliapp:upper", "--scorer", scorer, "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "scorer 'factuality': judge model 'openai/gpt-4o-mini' needs OPENAI_API_KEY" in err
