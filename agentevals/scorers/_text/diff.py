@@ -6,7 +6,9 @@ scorer (``@mastra/evals`` 1.x, after it dropped ``difflib``):
 * ``ratio``: ``2·LCS(a, b) / (len(a) + len(b))`` with the character-level longest
   common subsequence; 1 when the texts are equal, 0 when exactly one is empty.
   This is rapidfuzz's ``Indel.normalized_similarity``, computed by a bit-parallel
-  algorithm instead of Mastra's O(m·n) table, so 100 kB texts take milliseconds.
+  algorithm instead of Mastra's O(m·n) table. Its cost is bounded (see
+  :mod:`~agentevals.scorers._text.bounded`): exact up to two 100 kB texts (or texts within a few
+  thousand edits of each other), beyond that a lower bound with ``approximate=True``.
 * ``changes``: a word-level count. Texts that differ only in whitespace count as
   one change; otherwise ``max(words(a), words(b)) - common`` where ``common`` is
   the number of words the two texts share (as a multiset).
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from rapidfuzz.distance import Indel
 
 from agentevals.scorers._text._js import js_words, utf16_units
+from agentevals.scorers._text.bounded import bounded_distance
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,17 +38,19 @@ class TextDiff:
     changes: int
     length_diff: float
     confidence: float
+    approximate: bool = False
 
 
-def _ratio(a: str, b: str) -> float:
+def _ratio(a: str, b: str) -> tuple[float, bool]:
     if a == b:
-        return 1.0
+        return 1.0, False
     if not a or not b:
-        return 0.0
+        return 0.0, False
     total = len(a) + len(b)
-    lcs = (total - Indel.distance(a, b)) // 2
+    distance, exact = bounded_distance(Indel.distance, a, b)
+    lcs = (total - distance) // 2
     # Same operation order as 2*lcs/total in JavaScript: the float is identical.
-    return 2.0 * lcs / total
+    return 2.0 * lcs / total, not exact
 
 
 def _changes(a: str, b: str) -> int:
@@ -71,9 +76,11 @@ def textual_difference(a: str, b: str) -> TextDiff:
     units_a, units_b = utf16_units(a), utf16_units(b)
     longest = max(len(units_a), len(units_b))
     length_diff = abs(len(units_a) - len(units_b)) / longest if longest else 0.0
+    ratio, approximate = _ratio(units_a, units_b)
     return TextDiff(
-        ratio=_ratio(units_a, units_b),
+        ratio=ratio,
         changes=_changes(a, b),
         length_diff=length_diff,
         confidence=1 - length_diff,
+        approximate=approximate,
     )

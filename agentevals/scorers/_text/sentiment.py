@@ -101,4 +101,7 @@ def sentence_split(text: str) -> list[str]:
     >>> sentence_split("no terminator")
     ['no terminator']
     """
-    return _SENTENCE.findall(text) or [text]
+    # Only text up to the last terminator can be part of a sentence. Searching the rest would cost
+    # O(n²): at each position ``[^.!?]+`` runs to the end, then fails for want of a terminator.
+    end = max(text.rfind("."), text.rfind("!"), text.rfind("?"))
+    return (_SENTENCE.findall(text, 0, end + 1) if end >= 0 else []) or [text]

@@ -17,6 +17,7 @@ from rapidfuzz.distance import Levenshtein
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals.scorers._canonical import canonical_text, comparable, output_value
+from agentevals.scorers._text.bounded import bounded_distance
 
 
 def _texts(run: Run, scorer: str) -> tuple[str, str]:
@@ -117,16 +118,23 @@ def _regex_text(run: Run, scorer: str) -> str:
 
 def _levenshtein(run: Run) -> dict[str, Any]:
     output, expected = _texts(run, "levenshtein")
-    return {
-        "distance": Levenshtein.distance(output, expected),
-        "similarity": 1.0 if output == expected else Levenshtein.normalized_similarity(output, expected),
+    if output == expected:
+        return {"distance": 0, "similarity": 1.0}
+    distance, exact = bounded_distance(Levenshtein.distance, output, expected)
+    found = {
+        "distance": distance,
+        # rapidfuzz's normalized similarity: 1 - distance / length of the longer string
+        "similarity": 1.0 - distance / max(len(output), len(expected)),
     }
+    return found if exact else {**found, "approximate": True}
 
 
 def create_levenshtein_scorer() -> Scorer:
     """Normalised Levenshtein similarity of output and ``ground_truth`` (id ``levenshtein``).
 
     1 for equal strings (both empty too), else ``1 - edit distance / length of the longer string``.
+    Beyond two ~100 kB texts that differ a lot, the distance is a bounded-cost upper bound (so the
+    score a lower bound) and the step result has ``approximate: True``.
 
     >>> create_levenshtein_scorer().run_sync(input="Say hi", output="hello", ground_truth="hallo").score
     0.8
@@ -139,6 +147,11 @@ def create_levenshtein_scorer() -> Scorer:
             lambda results, **_: (
                 f"Edit distance {results.analyze_step_result['distance']}, "
                 f"similarity {results.analyze_step_result['similarity']:.2f}"
+                + (
+                    " (estimated: texts too large and too different for an exact distance)"
+                    if results.analyze_step_result.get("approximate")
+                    else ""
+                )
             )
         )
     )

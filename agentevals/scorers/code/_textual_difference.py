@@ -15,7 +15,10 @@ _ID = "textual_difference"
 
 
 def _preprocess(run: Run) -> dict[str, Any]:
-    return as_dict(textual_difference(input_text(run, _ID), output_text(run, _ID)))
+    found = as_dict(textual_difference(input_text(run, _ID), output_text(run, _ID)))
+    if not found["approximate"]:  # only huge, very different texts get an estimated ratio
+        del found["approximate"]
+    return found
 
 
 def _score(results: StepResults) -> float:
@@ -28,7 +31,9 @@ def create_textual_difference_scorer() -> Scorer:
 
     Also records ``changes`` (word-level edits), ``length_diff`` (relative length difference) and
     ``confidence`` (``1 - length_diff``); see :func:`agentevals.scorers._text.textual_difference`.
-    Case and whitespace count. Equal texts score 1; exactly one empty text scores 0.
+    Case and whitespace count. Equal texts score 1; exactly one empty text scores 0. Texts too large
+    and too different for an exact LCS in bounded time get a lower-bound ratio and
+    ``approximate: True`` in the step result.
 
     >>> result = create_textual_difference_scorer().run_sync(
     ...     input="The quick brown fox", output="The quick brown cat")
