@@ -38,7 +38,7 @@ def test_sentence_split_never_scans_text_after_the_last_terminator(monkeypatch: 
     # [^.!?]+[.!?]+ on a long text without a terminator backtracks quadratically (50 kB ~ 13 s)
     counting = _CountingPattern(sentiment._SENTENCE)
     monkeypatch.setattr(sentiment, "_SENTENCE", counting)
-    text = "word " * 200_000
+    text = "word " * 2_000
     assert sentence_split(text) == [text]
     assert sentence_split("One. Two! " + text) == ["One.", " Two!"]
     assert counting.scanned == len("One. Two!")
