@@ -8,7 +8,7 @@
 
 from agentevals import installation  # noqa: F401  (first: a clear ImportError if another project shares this package)
 from agentevals._decorator import scored
-from agentevals._deprecation import deprecated_names
+from agentevals._deprecation import module_getattr, moved
 from agentevals._engine import ScoringEngine
 from agentevals._errors import AgentEvalsError, JudgeError, ScorerError
 from agentevals._judge._judge import Judge
@@ -43,24 +43,18 @@ __all__ = [
 ]
 
 # Names that moved to submodules; the old spellings still work and warn once.
-__getattr__ = deprecated_names(
+__getattr__ = module_getattr(
     "agentevals",
     {
-        "EngineStats": "agentevals.engine:EngineStats",
-        "ScorerEntry": "agentevals.engine:ScorerEntry",
-        "EvalItem": "agentevals.evals:EvalItem",
-        "EvalSummary": "agentevals.evals:EvalSummary",
-        "ItemResult": "agentevals.evals:ItemResult",
-        "ScorerStats": "agentevals.evals:ScorerStats",
-        "JudgeOutputError": "agentevals.errors:JudgeOutputError",
-        "RunBuildError": "agentevals.errors:RunBuildError",
-        "JudgeCall": "agentevals.results:JudgeCall",
-        "ScoreFailure": "agentevals.results:ScoreFailure",
-        "SkipJudge": "agentevals.steps:SkipJudge",
-        "StepInfo": "agentevals.steps:StepInfo",
-        "StepResults": "agentevals.steps:StepResults",
-        "is_scoring": "agentevals.steps:is_scoring",
-        "messages_from_langchain": "agentevals.messages:messages_from_langchain",
-        "messages_from_openai": "agentevals.messages:messages_from_openai",
+        name: moved(module, name)
+        for module, names in {
+            "agentevals.engine": ("EngineStats", "ScorerEntry"),
+            "agentevals.evals": ("EvalItem", "EvalSummary", "ItemResult", "ScorerStats"),
+            "agentevals.errors": ("JudgeOutputError", "RunBuildError"),
+            "agentevals.results": ("JudgeCall", "ScoreFailure"),
+            "agentevals.steps": ("SkipJudge", "StepInfo", "StepResults", "is_scoring"),
+            "agentevals.messages": ("messages_from_langchain", "messages_from_openai"),
+        }.items()
+        for name in names
     },
 )

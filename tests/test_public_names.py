@@ -50,7 +50,7 @@ def test_a_moved_name_warns_once_in_a_fresh_process_and_is_the_same_object(name:
         "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == str([f"agentevals.{name} is deprecated; use {module}.{name}"])
+    assert out.strip() == str([f"agentevals.{name} is deprecated; use {module}.{name} instead"])
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

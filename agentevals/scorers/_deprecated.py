@@ -1,49 +1,15 @@
-"""Old public names of the prebuilt scorers: still importable, with one ``DeprecationWarning`` each.
-
-The names are served by a module ``__getattr__`` (PEP 562), so they stay out of ``__all__`` and
-``dir()``. Each getter imports lazily: the packages that use this module are still initialising.
-"""
+"""Old public names of the prebuilt scorers: still importable, with one ``DeprecationWarning`` each."""
 
 from __future__ import annotations
 
 import functools
 import importlib
-import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from agentevals._deprecation import Renamed, module_getattr, warn_renamed
 
-@dataclass(frozen=True, slots=True)
-class Renamed:
-    """An old name: ``new`` is the spelling to use now, ``get()`` returns what the old name gave."""
-
-    new: str
-    get: Callable[[], Any]
-
-
-_warned: set[str] = set()
-
-
-def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """One ``DeprecationWarning`` per old name per process, naming the new spelling."""
-    if old in _warned:
-        return
-    _warned.add(old)
-    warnings.warn(f"{old} is deprecated; use {new} instead", DeprecationWarning, stacklevel=stacklevel)
-
-
-def module_getattr(module: str, renamed: Mapping[str, Renamed]) -> Callable[[str], Any]:
-    """A PEP 562 ``__getattr__`` for ``module`` that serves its old names."""
-
-    def __getattr__(name: str) -> Any:
-        entry = renamed.get(name)
-        if entry is None:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        warn_renamed(f"{module}.{name}", entry.new)
-        return entry.get()
-
-    return __getattr__
+__all__ = ["LLM_RENAMED", "SCORERS_RENAMED", "Renamed", "module_getattr", "warn_renamed"]
 
 
 def _factory(module: str, name: str) -> Callable[[], Any]:

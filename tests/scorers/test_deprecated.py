@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 import agentevals.scorers
-from agentevals import Scorer
-from agentevals.scorers import _deprecated
+from agentevals import Scorer, _deprecation
 from agentevals.scorers._deprecated import LLM_RENAMED, SCORERS_RENAMED
 
 OLD_NAMES = [("agentevals.scorers", name) for name in SCORERS_RENAMED] + [
@@ -21,7 +20,7 @@ OLD_NAMES = [("agentevals.scorers", name) for name in SCORERS_RENAMED] + [
 @pytest.fixture(autouse=True)
 def _fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test starts as a new process would: no old name has warned yet."""
-    monkeypatch.setattr(_deprecated, "_warned", set())
+    monkeypatch.setattr(_deprecation, "_warned", set())
 
 
 @pytest.mark.parametrize(("module", "old"), OLD_NAMES)
