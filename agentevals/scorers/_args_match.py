@@ -1,17 +1,32 @@
-"""Comparing tool-call arguments (and other JSON-like step data) for the tool and trajectory scorers."""
+"""Comparing tool-call arguments (and other JSON-like step data) for the tool and trajectory scorers.
+
+``tool_args_match=`` takes the names LangChain's ``agentevals`` trajectory evaluators use for
+``tool_args_match_mode``: ``"exact"``, ``"ignore"``, ``"subset"`` (the actual call's arguments are a
+subset of the expected ones) and ``"superset"`` (the actual call's arguments include every expected
+one). The older ``args_match=`` option called the latter ``"subset"``; it keeps that meaning with a
+``DeprecationWarning`` that names the new spelling, so no result changes silently.
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 ArgsComparator: TypeAlias = Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
 """``(expected_args, actual_args) -> bool``: a custom rule for whether a call's arguments match."""
 
+ToolArgsMatch: TypeAlias = Literal["exact", "ignore", "subset", "superset"] | ArgsComparator
+"""How to compare a call's arguments with the expected ones: ``"exact"`` (same keys and values),
+``"ignore"``, ``"subset"`` (every actual argument is expected, with an equal value; expected ones may
+be missing), ``"superset"`` (every expected argument is present with an equal value; extra actual
+ones allowed), or a comparator. Nested objects are compared the same way, recursively."""
+
 ArgsMatch: TypeAlias = Literal["exact", "subset", "ignore"] | ArgsComparator
-"""How to compare arguments: ``"exact"`` (same keys and values), ``"subset"`` (every expected
-key present with an equal value, extra actual keys allowed; applied recursively to nested
-objects), ``"ignore"``, or a comparator."""
+"""The deprecated ``args_match=`` values, whose ``"subset"`` is ``tool_args_match="superset"``."""
+
+_MODES = ("exact", "ignore", "subset", "superset")
+_OLD_TO_NEW: Mapping[str, str] = {"exact": "exact", "ignore": "ignore", "subset": "superset"}
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -27,30 +42,68 @@ def json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-def json_subset(expected: Any, actual: Any) -> bool:
-    """``expected`` is contained in ``actual``: mappings by key (recursively), anything else equal."""
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        return all(k in actual and json_subset(v, actual[k]) for k, v in expected.items())
-    return json_equal(expected, actual)
+def json_subset(smaller: Any, larger: Any) -> bool:
+    """``smaller`` is contained in ``larger``: mappings by key (recursively), anything else equal."""
+    if isinstance(smaller, Mapping) and isinstance(larger, Mapping):
+        return all(k in larger and json_subset(v, larger[k]) for k, v in smaller.items())
+    return json_equal(smaller, larger)
 
 
 def _is_list(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str | bytes)
 
 
-def validate_args_match(mode: Any) -> ArgsMatch:
-    """Return ``mode`` if it is a valid :data:`ArgsMatch`, else raise ``ValueError``."""
-    if mode in ("exact", "subset", "ignore") or callable(mode):
+def validate_tool_args_match(mode: Any) -> ToolArgsMatch:
+    """Return ``mode`` if it is a valid :data:`ToolArgsMatch`, else raise ``ValueError``."""
+    if mode in _MODES or callable(mode):
         return mode  # type: ignore[no-any-return]
-    raise ValueError(f"args_match must be 'exact', 'subset', 'ignore' or a callable, not {mode!r}")
+    raise ValueError(
+        f"tool_args_match must be 'exact', 'ignore', 'subset', 'superset' or a callable, not {mode!r}"
+    )
 
 
-def match_args(expected: Mapping[str, Any], actual: Mapping[str, Any], mode: ArgsMatch) -> bool:
-    """Whether ``actual`` arguments satisfy ``expected`` under ``mode``."""
+def resolve_tool_args_match(tool_args_match: Any, args_match: Any, *, stacklevel: int = 3) -> ToolArgsMatch:
+    """The mode from ``tool_args_match=`` or, deprecated, ``args_match=`` (translated to the new names).
+
+    ``None`` means not passed; neither passed is ``"exact"``.
+    """
+    if args_match is None:
+        return "exact" if tool_args_match is None else validate_tool_args_match(tool_args_match)
+    if tool_args_match is not None:
+        raise ValueError("pass tool_args_match= only; args_match= is its deprecated older spelling")
+    if callable(args_match):
+        new: Any = args_match
+        spelling = "tool_args_match=<the same callable>"
+    elif args_match in _OLD_TO_NEW:
+        new = _OLD_TO_NEW[args_match]
+        spelling = f"tool_args_match={new!r}"
+    else:
+        raise ValueError(
+            f"args_match must be 'exact', 'subset', 'ignore' or a callable, not {args_match!r}; "
+            "args_match= is deprecated: use tool_args_match= ('exact', 'ignore', 'subset' = the actual "
+            "call's arguments are a subset of the expected ones, 'superset' = they include every "
+            "expected one)"
+        )
+    meaning = (
+        " (args_match='subset' meant every expected argument present in the call, which "
+        "tool_args_match calls 'superset', as LangChain's agentevals does)"
+        if args_match == "subset"
+        else ""
+    )
+    warnings.warn(
+        f"args_match= is deprecated; write {spelling}{meaning}", DeprecationWarning, stacklevel=stacklevel
+    )
+    return new  # type: ignore[no-any-return]
+
+
+def match_args(expected: Mapping[str, Any], actual: Mapping[str, Any], mode: ToolArgsMatch) -> bool:
+    """Whether ``actual`` arguments satisfy ``expected`` under ``mode`` (see :data:`ToolArgsMatch`)."""
     if mode == "ignore":
         return True
     if mode == "exact":
         return json_equal(expected, actual)
-    if mode == "subset":
+    if mode == "superset":
         return json_subset(expected, actual)
+    if mode == "subset":
+        return json_subset(actual, expected)
     return bool(mode(expected, actual))

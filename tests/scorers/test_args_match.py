@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from agentevals.scorers._args_match import json_equal, json_subset, match_args, validate_args_match
+from agentevals.scorers._args_match import (
+    json_equal,
+    json_subset,
+    match_args,
+    resolve_tool_args_match,
+    validate_tool_args_match,
+)
 
 
 def test_json_equal() -> None:
@@ -29,12 +35,27 @@ def test_json_subset() -> None:
 def test_match_args_modes() -> None:
     expected, actual = {"city": "Paris"}, {"city": "Paris", "units": "C"}
     assert not match_args(expected, actual, "exact")
-    assert match_args(expected, actual, "subset")
+    # LangChain's names: "superset" = the actual args include every expected one; "subset" = the reverse
+    assert match_args(expected, actual, "superset")
+    assert not match_args(expected, actual, "subset")
+    assert match_args(actual, expected, "subset")
+    assert not match_args(actual, expected, "superset")
     assert match_args({"x": 1}, {}, "ignore")
     assert match_args(expected, actual, lambda e, a: a["units"] == "C")
 
 
-def test_validate_args_match() -> None:
-    assert validate_args_match("subset") == "subset"
-    with pytest.raises(ValueError, match="'exact', 'subset', 'ignore' or a callable"):
-        validate_args_match("loose")
+def test_validate_tool_args_match() -> None:
+    assert validate_tool_args_match("superset") == "superset"
+    with pytest.raises(ValueError, match="'exact', 'ignore', 'subset', 'superset' or a callable"):
+        validate_tool_args_match("loose")
+
+
+def test_old_args_match_keeps_its_meaning_with_a_warning() -> None:
+    assert resolve_tool_args_match(None, None) == "exact"
+    assert resolve_tool_args_match("subset", None) == "subset"
+    with pytest.warns(DeprecationWarning, match="write tool_args_match='superset'"):
+        assert resolve_tool_args_match(None, "subset") == "superset"
+    with pytest.warns(DeprecationWarning, match="write tool_args_match='exact'"):
+        assert resolve_tool_args_match(None, "exact") == "exact"
+    with pytest.raises(ValueError, match="deprecated: use tool_args_match="):
+        resolve_tool_args_match(None, "superset")

@@ -11,7 +11,7 @@ from typing import Any
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import StepResults
-from agentevals.scorers._args_match import ArgsMatch, validate_args_match
+from agentevals.scorers._args_match import ArgsMatch, ToolArgsMatch, resolve_tool_args_match
 from agentevals.scorers._plain import as_dict
 from agentevals.scorers.trajectory._compare import TrajectoryComparison, compare_trajectories
 from agentevals.scorers.trajectory._limits import (
@@ -64,7 +64,7 @@ def _merge(defaults: TrajectoryExpectation, item: TrajectoryExpectation) -> Traj
 
 
 def _evaluate(
-    trajectory: Trajectory, config: TrajectoryExpectation, weights: Mapping[str, float], args: ArgsMatch
+    trajectory: Trajectory, config: TrajectoryExpectation, weights: Mapping[str, float], args: ToolArgsMatch
 ) -> LevelResult:
     accuracy = None
     if config.steps is not None:
@@ -73,7 +73,7 @@ def _evaluate(
             config.steps,
             ordering=config.ordering or "relaxed",
             allow_repeated_steps=config.allow_repeated_steps is not False,
-            args_match=args,
+            tool_args_match=args,
         )
     budgets = (
         config.max_steps,
@@ -123,7 +123,7 @@ def _nested(
     expected: Sequence[ExpectedStep],
     actual: Sequence[TrajectoryStep],
     weights: Mapping[str, float],
-    args: ArgsMatch,
+    args: ToolArgsMatch,
 ) -> list[LevelResult]:
     results: list[LevelResult] = []
     used: set[int] = set()
@@ -221,7 +221,11 @@ def _nested_violation(nested: dict[str, Any]) -> bool:
 
 
 def create_trajectory_scorer(
-    *, defaults: Any = None, weights: Mapping[str, float] | None = None, args_match: ArgsMatch = "exact"
+    *,
+    defaults: Any = None,
+    weights: Mapping[str, float] | None = None,
+    tool_args_match: ToolArgsMatch | None = None,
+    args_match: ArgsMatch | None = None,
 ) -> Scorer:
     """One score for a trajectory from every configured dimension.
 
@@ -233,7 +237,8 @@ def create_trajectory_scorer(
     when a failed tool was retried, blacklist when one is configured. Any blacklist violation,
     at any level, scores 0. Expected steps with ``children`` are evaluated the same way against
     the children of the matching actual step and blended in as ``0.7·level + 0.3·mean(nested)``.
-    Nothing configured and no retries scores 1.
+    Nothing configured and no retries scores 1. ``tool_args_match`` compares expected ``tool_args``
+    as in :func:`create_trajectory_accuracy_scorer_code` (``args_match=`` is deprecated).
 
     >>> scorer = create_trajectory_scorer(defaults={"steps": ["search", "answer"], "max_steps": 4})
     >>> scorer.run_sync(input="q", output=[{"name": "search"}, {"name": "answer"}]).score
@@ -241,7 +246,7 @@ def create_trajectory_scorer(
     """
     base = expectation_from(defaults) or TrajectoryExpectation()
     weight_map = _validated_weights(weights)
-    mode = validate_args_match(args_match)
+    mode = resolve_tool_args_match(tool_args_match, args_match)
 
     base_fields = base.model_dump(exclude_none=True)
 

@@ -19,7 +19,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentevals.scorers._args_match import ArgsMatch, json_equal, match_args
+from agentevals.scorers._args_match import (
+    ArgsMatch,
+    ToolArgsMatch,
+    json_equal,
+    match_args,
+    resolve_tool_args_match,
+)
 from agentevals.scorers.trajectory._model import (
     DATA_FIELDS,
     ExpectedStep,
@@ -36,7 +42,9 @@ def _clamp(score: float) -> float:
     return round_to_two_decimals(max(0.0, min(1.0, score)))
 
 
-def step_matches(actual: TrajectoryStep, expected: ExpectedStep, args_match: ArgsMatch = "exact") -> bool:
+def step_matches(
+    actual: TrajectoryStep, expected: ExpectedStep, tool_args_match: ToolArgsMatch = "exact"
+) -> bool:
     """Same name, same ``step_type`` if the expectation names one, and every data field it sets."""
     if actual.name != expected.name:
         return False
@@ -49,7 +57,7 @@ def step_matches(actual: TrajectoryStep, expected: ExpectedStep, args_match: Arg
         got = getattr(actual, field)
         if got is None:
             return False
-        same = match_args(wanted, got, args_match) if field == "tool_args" else json_equal(wanted, got)
+        same = match_args(wanted, got, tool_args_match) if field == "tool_args" else json_equal(wanted, got)
         if not same:
             return False
     return True
@@ -68,7 +76,7 @@ class TrajectoryComparison:
 
 
 def _in_order(
-    actual: Sequence[TrajectoryStep], expected: Sequence[ExpectedStep], args: ArgsMatch
+    actual: Sequence[TrajectoryStep], expected: Sequence[ExpectedStep], args: ToolArgsMatch
 ) -> set[int]:
     """Indices of expected steps in a longest in-order match (LCS with the step predicate)."""
     rows, cols = len(expected), len(actual)
@@ -93,7 +101,7 @@ def _in_order(
 
 
 def _paired(
-    actual: Sequence[TrajectoryStep], expected: Sequence[ExpectedStep], args: ArgsMatch
+    actual: Sequence[TrajectoryStep], expected: Sequence[ExpectedStep], args: ToolArgsMatch
 ) -> dict[int, int]:
     """A maximum one-to-one pairing expected index → actual index (augmenting paths)."""
     options = [[j for j, step in enumerate(actual) if step_matches(step, want, args)] for want in expected]
@@ -119,7 +127,8 @@ def compare_trajectories(
     *,
     ordering: Ordering = "relaxed",
     allow_repeated_steps: bool = True,
-    args_match: ArgsMatch = "exact",
+    tool_args_match: ToolArgsMatch | None = None,
+    args_match: ArgsMatch | None = None,
 ) -> TrajectoryComparison:
     """Compare the top-level steps of ``actual`` with ``expected``.
 
@@ -130,8 +139,11 @@ def compare_trajectories(
     * ``subset``: every actual step must be an expected one; ``matched / actual`` (1 if no steps).
 
     With ``allow_repeated_steps=False`` each step name used more than once costs 0.1. No expected
-    steps scores 1 only if there are no actual steps either.
+    steps scores 1 only if there are no actual steps either. ``tool_args_match`` compares the
+    ``tool_args`` set on expected steps (``"exact"`` by default, ``"ignore"``, ``"subset"``,
+    ``"superset"`` or a callable; ``args_match=`` is its deprecated older spelling).
     """
+    args_mode = resolve_tool_args_match(tool_args_match, args_match)
     steps = actual.steps
     actual_names = [s.name for s in steps]
     expected_names = [s.name for s in expected]
@@ -144,9 +156,7 @@ def compare_trajectories(
         return TrajectoryComparison(score, 0, 0, len(steps), [], actual_names, [], repeated)
     if ordering == "strict":
         hits = {
-            i
-            for i in range(min(len(steps), len(expected)))
-            if step_matches(steps[i], expected[i], args_match)
+            i for i in range(min(len(steps), len(expected))) if step_matches(steps[i], expected[i], args_mode)
         }
         out_of_order = [
             name
@@ -157,12 +167,12 @@ def compare_trajectories(
         if len(steps) > len(expected):
             score -= 0.5 * (len(steps) - len(expected)) / len(expected)
     elif ordering == "relaxed":
-        hits = _in_order(steps, expected, args_match)
+        hits = _in_order(steps, expected, args_mode)
         present = set(actual_names)
         out_of_order = [name for i, name in enumerate(expected_names) if i not in hits and name in present]
         score = len(hits) / len(expected)
     else:
-        hits = set(_paired(steps, expected, args_match))
+        hits = set(_paired(steps, expected, args_mode))
         if ordering == "subset":
             score = len(hits) / len(steps) if steps else 1.0
         else:

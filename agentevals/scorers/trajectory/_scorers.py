@@ -14,7 +14,7 @@ from typing import Any
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import StepResults
-from agentevals.scorers._args_match import ArgsMatch, validate_args_match
+from agentevals.scorers._args_match import ArgsMatch, ToolArgsMatch, resolve_tool_args_match
 from agentevals.scorers._plain import as_dict
 from agentevals.scorers.trajectory._compare import compare_trajectories
 from agentevals.scorers.trajectory._limits import (
@@ -48,7 +48,8 @@ def create_trajectory_accuracy_scorer_code(
     *,
     ordering: Ordering = "relaxed",
     allow_repeated_steps: bool = True,
-    args_match: ArgsMatch = "exact",
+    tool_args_match: ToolArgsMatch | None = None,
+    args_match: ArgsMatch | None = None,
 ) -> Scorer:
     """Score how well the agent's steps match the expected steps (see ``compare_trajectories``).
 
@@ -57,8 +58,11 @@ def create_trajectory_accuracy_scorer_code(
     run with neither fails with a clear error (Mastra silently scores 0). ``ordering``:
     ``"strict"``, ``"relaxed"`` (default), ``"unordered"``, ``"superset"`` (= unordered) or
     ``"subset"`` (no steps outside the expectation); the run's expectation may override
-    ``ordering`` and ``allow_repeated_steps``. ``args_match`` compares ``tool_args`` set on expected
-    steps: ``"exact"``, ``"subset"``, ``"ignore"`` or ``(expected, actual) -> bool``.
+    ``ordering`` and ``allow_repeated_steps``. ``tool_args_match`` compares ``tool_args`` set on
+    expected steps, with the names of LangChain's trajectory evaluators: ``"exact"`` (default),
+    ``"ignore"``, ``"subset"`` (the call's arguments are a subset of the expected ones),
+    ``"superset"`` (the call has every expected argument, extras allowed) or
+    ``(expected, actual) -> bool``. ``args_match=`` is deprecated (its ``"subset"`` is ``"superset"``).
 
     >>> scorer = create_trajectory_accuracy_scorer_code(["search", "summarize"])
     >>> scorer.run_sync(input="q", output={"steps": [{"name": "search"}, {"name": "log"},
@@ -68,7 +72,7 @@ def create_trajectory_accuracy_scorer_code(
     static = expectation_from(expected_trajectory)
     if ordering not in _ORDERINGS:
         raise ValueError(f"ordering must be one of {_ORDERINGS}, not {ordering!r}")
-    mode = validate_args_match(args_match)
+    mode = resolve_tool_args_match(tool_args_match, args_match)
 
     def preprocess(run: Run) -> dict[str, Any]:
         trajectory = trajectory_from_run(run)
@@ -84,7 +88,7 @@ def create_trajectory_accuracy_scorer_code(
         for override in (static.allow_repeated_steps if static else None, item.allow_repeated_steps):
             repeats = repeats if override is None else override
         comparison = compare_trajectories(
-            trajectory, steps, ordering=order, allow_repeated_steps=repeats, args_match=mode
+            trajectory, steps, ordering=order, allow_repeated_steps=repeats, tool_args_match=mode
         )
         return {
             "score": comparison.score,

@@ -131,7 +131,7 @@ def test_validation() -> None:
     with pytest.raises(ValueError, match="between 0 and 1"):
         checks.similarity("x", threshold=1.5)
     with pytest.raises(TypeError, match="must be a string"):
-        checks.includes(None)  # type: ignore[arg-type]
+        checks.includes(None)
     with pytest.raises(ScorerError, match=r"run\.output is None"):
         checks.includes("x").run_sync(input="q", output=None)
     with pytest.raises(ScorerError, match=r"run\.output is None"):

@@ -144,23 +144,42 @@ def test_expected_args_exact_subset_and_custom() -> None:
         {"tool_name": "weather", "tool_call_id": "call-weather", "args": {"city": "Paris", "units": "C"}}
     ]
     assert result.reason is not None and "Arguments did not match for: weather" in result.reason
-    subset = create_code_scorer(
-        expected_tool="weather", expected_args={"weather": {"city": "Paris"}}, args_match="subset"
+    superset = create_code_scorer(
+        expected_tool="weather", expected_args={"weather": {"city": "Paris"}}, tool_args_match="superset"
     )
-    assert subset.run_sync(run).score == 1.0
+    assert superset.run_sync(run).score == 1.0
+    # LangChain's "subset": the call's arguments {city, units} must be a subset of the expected ones
+    subset = create_code_scorer(
+        expected_tool="weather", expected_args={"weather": {"city": "Paris"}}, tool_args_match="subset"
+    )
+    assert subset.run_sync(run).score == 0.0
+    wider = {"weather": {"city": "Paris", "units": "C", "days": 3}}
+    assert (
+        create_code_scorer(expected_tool="weather", expected_args=wider, tool_args_match="subset")
+        .run_sync(run)
+        .score
+        == 1.0
+    )
+    with pytest.warns(DeprecationWarning, match=r"write tool_args_match='superset'"):
+        old = create_code_scorer(
+            expected_tool="weather", expected_args={"weather": {"city": "Paris"}}, args_match="subset"
+        )
+    assert old.run_sync(run).score == 1.0  # the old spelling keeps its old meaning
 
     def same_city(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> bool:
         return str(actual.get("city", "")).lower() == str(expected["city"]).lower()
 
     custom = create_code_scorer(
-        expected_tool="weather", expected_args={"weather": {"city": "PARIS"}}, args_match=same_city
+        expected_tool="weather", expected_args={"weather": {"city": "PARIS"}}, tool_args_match=same_city
     )
     assert custom.run_sync(run).score == 1.0
 
 
 def test_expected_args_in_order_mode() -> None:
     scorer = create_code_scorer(
-        expected_tool_order=["search", "fetch"], expected_args={"fetch": {"id": 2}}, args_match="subset"
+        expected_tool_order=["search", "fetch"],
+        expected_args={"fetch": {"id": 2}},
+        tool_args_match="superset",
     )
     # the first fetch has the wrong id, the second one completes the order
     run = _run(_call("search"), _call("fetch", {"id": 1}), _call("fetch", {"id": 2}))
@@ -185,8 +204,10 @@ def test_configuration_errors() -> None:
         create_code_scorer(expected_tool="")
     with pytest.raises(ValueError, match="not expected"):
         create_code_scorer(expected_tool="a", expected_args={"b": {}})
-    with pytest.raises(ValueError, match="args_match"):
-        create_code_scorer(expected_tool="a", args_match="fuzzy")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="tool_args_match"):
+        create_code_scorer(expected_tool="a", tool_args_match="fuzzy")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="use tool_args_match="):
+        create_code_scorer(expected_tool="a", args_match="superset")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="strict_mode"):
         create_code_scorer(expected_tool="a", strict_mode="yes")  # type: ignore[arg-type]
 

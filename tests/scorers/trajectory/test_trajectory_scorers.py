@@ -11,6 +11,7 @@ from agentevals.scorers import (
     create_trajectory_accuracy_scorer_code,
     create_trajectory_blacklist_scorer,
     create_trajectory_efficiency_scorer,
+    create_trajectory_scorer,
 )
 from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
@@ -90,8 +91,33 @@ def test_args_match_option() -> None:
     output = [{"name": "get", "tool_args": {"id": 1, "verbose": True}}]
     expected = [{"name": "get", "tool_args": {"id": 1}}]
     assert create_trajectory_accuracy_scorer_code(expected).run_sync(input="q", output=output).score == 0.0
-    subset = create_trajectory_accuracy_scorer_code(expected, args_match="subset")
-    assert subset.run_sync(input="q", output=output).score == 1.0
+    superset = create_trajectory_accuracy_scorer_code(expected, tool_args_match="superset")
+    assert superset.run_sync(input="q", output=output).score == 1.0
+    # "subset": the call's arguments must all be expected ones (LangChain's meaning)
+    subset = create_trajectory_accuracy_scorer_code(expected, tool_args_match="subset")
+    assert subset.run_sync(input="q", output=output).score == 0.0
+    fewer = [{"name": "get", "tool_args": {"id": 1, "verbose": True, "page": 2}}]
+    assert (
+        create_trajectory_accuracy_scorer_code(fewer, tool_args_match="subset")
+        .run_sync(input="q", output=output)
+        .score
+        == 1.0
+    )
+    # the old spelling keeps its old meaning, with a warning naming the new one
+    with pytest.warns(DeprecationWarning, match=r"write tool_args_match='superset'"):
+        old = create_trajectory_accuracy_scorer_code(expected, args_match="subset")
+    assert old.run_sync(input="q", output=output).score == 1.0
+    with pytest.warns(DeprecationWarning, match="args_match= is deprecated"):
+        combined = create_trajectory_scorer(defaults={"steps": expected}, args_match="subset")
+    assert combined.run_sync(input="q", output=output).score == 1.0
+    assert (
+        create_trajectory_scorer(defaults={"steps": fewer}, tool_args_match="subset")
+        .run_sync(input="q", output=output)
+        .score
+        == 1.0
+    )
+    with pytest.raises(ValueError, match="tool_args_match= only"):
+        create_trajectory_accuracy_scorer_code(expected, tool_args_match="exact", args_match="exact")
 
 
 def test_missing_expectation_is_a_clear_error() -> None:
