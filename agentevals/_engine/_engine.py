@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -35,8 +36,8 @@ Overflow = Literal["drop_newest", "drop_oldest"]
 _Item = tuple[Run | DeferredRun, tuple[ScorerEntry, ...], float]
 _INLINE_BURST = 64  # inline scorer calls between yields to the rest of the loop
 _SETTLE_POLL = 0.05  # seconds a flush waits for a wake-up before it checks again anyway
-_CLOSE_GRACE = 2.0  # seconds each sink may take to close once a shutdown is out of time
-_CALL_GRACE = 5.0  # seconds a blocking flush/shutdown waits past its timeout for the engine's answer
+_CLOSE_GRACE = 1.0  # seconds each sink may take to close once a shutdown is out of time
+_CALL_GRACE = 2.0  # seconds a blocking flush/shutdown waits past its timeout for the engine's answer
 
 
 class _RunState:
@@ -67,7 +68,9 @@ class ScoringEngine:
       default) refuses the new run, ``"drop_oldest"`` evicts the oldest. Every drop is counted.
     - ``max_concurrency``: scorer calls at once (each :class:`ScorerEntry` may set its own lower limit);
       ``scorer_timeout``: seconds before a scorer call becomes a ``TimeoutError`` record. A scorer's
-      *sync* step blocks the loop and cannot be timed out, so make slow steps ``async``.
+      *sync* step runs on the engine's loop and cannot be interrupted, so make slow steps ``async``;
+      should one never return, ``flush``/``shutdown`` (and the exit) still return
+      ``_CALL_GRACE`` seconds past their timeout, counting what waits as abandoned.
     - ``redact``: ``(record) -> record`` applied before any sink, e.g. to mask emails (below).
     - ``entity``: the agent or chain name for records whose run has none.
     - ``linger``: seconds the engine lets runs gather before scoring them as one batch (less switching
@@ -183,6 +186,7 @@ class ScoringEngine:
         self._stopping = False  # the shutdown is cancelling the engine's tasks
         self._shutdown_task: asyncio.Task[FlushReport] | None = None
         self._reported: dict[str, int] = {}
+        self._gave_up = False  # a shutdown stopped waiting for a loop held by a sync step
         self._settled = asyncio.Event()  # set when a flush waits and the engine has become idle
 
         self._loop = background_loop()
@@ -672,8 +676,34 @@ class ScoringEngine:
                 "`await engine.aflush()` / `await engine.ashutdown()` there"
             )
         future = asyncio.run_coroutine_threadsafe(coro_fn(timeout), self._loop)
-        report: FlushReport = future.result()
+        try:
+            report: FlushReport = future.result(timeout + _CALL_GRACE)
+        except concurrent.futures.TimeoutError:
+            return self._unanswered(timeout, stopping=coro_fn == self._shutdown_here)
         return report
+
+    def _unanswered(self, timeout: float, *, stopping: bool) -> FlushReport:
+        """The engine's loop did not answer in time: a sync scorer step holds it (it cannot be
+        interrupted). A shutdown gives up on it: what waits is counted as abandoned (runs) and lost
+        (buffered records) from here on, and the caller (the exit) goes on."""
+        queued, scoring = len(self._queue), self._scoring
+        buffered = sum(w.pending for w in self._workers)
+        logger.error(
+            "agentevals: the engine did not answer within %s s: a sync scorer step is blocking it (make "
+            "slow steps async so scorer_timeout applies); %d queued and %d scoring run(s)%s",
+            timeout + _CALL_GRACE,
+            queued,
+            scoring,
+            f" abandoned, {buffered} buffered record(s) lost" if stopping else " still waiting",
+        )
+        if stopping:
+            self._gave_up = True
+        return FlushReport(
+            completed=False,
+            abandoned=queued + scoring if stopping else 0,
+            lost=buffered if stopping else 0,
+            pending=0 if stopping else queued + scoring + buffered,
+        )
 
     async def _acall(self, coro_fn: Callable[[float], Any], timeout: float) -> FlushReport:
         report: FlushReport
@@ -735,14 +765,19 @@ class ScoringEngine:
         done = dict(self._done)  # one C-level copy: consistent with itself
         latencies = list(self._latencies)
         latencies.sort()
+        scoring, buffered = self._scoring, sum(w.pending for w in self._workers)
+        if self._gave_up:  # the shutdown gave up on a held loop: what still waits will never be done
+            done["abandoned"] += queued + scoring
+            done["lost"] += buffered
+            queued = scoring = buffered = 0
         return EngineStats(
             **counts,
             **done,
             dropped=counts["dropped_overflow"] + counts["dropped_evicted"] + counts["dropped_shutdown"],
             queued=queued,
-            scoring=self._scoring,
+            scoring=scoring,
             written={w.name: w.written for w in self._workers},
-            buffered=sum(w.pending for w in self._workers),
+            buffered=buffered,
             latency_ms_p50=percentile(latencies, 0.50),
             latency_ms_p95=percentile(latencies, 0.95),
             latency_ms_p99=percentile(latencies, 0.99),

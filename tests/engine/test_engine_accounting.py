@@ -244,3 +244,35 @@ def test_stats_balance_in_the_simple_case() -> None:
     stats = EngineStats(submitted=3, accepted=2, sampled_out=1, finished=2, scored=2, written={"m": 2})
     assert stats.unbalanced() == []
     assert EngineStats(submitted=3, accepted=1).unbalanced()
+
+
+def test_a_sync_step_that_never_returns_cannot_hang_shutdown(dead_letter: Path) -> None:
+    never = threading.Event()
+
+    def stuck(run: Run) -> float:
+        if run.run_id == "run-2":
+            never.wait()  # blocks the engine's loop: a sync step cannot be interrupted
+        return 1.0
+
+    memory = MemorySink()
+    engine = ScoringEngine(
+        create_scorer(id="stuck").generate_score(stuck),
+        sinks=[memory],
+        scorer_timeout=0.2,
+        dead_letter=dead_letter,
+        linger=0,
+    )
+    for run in runs(10):
+        engine.submit(run)
+    reports: list[Any] = []
+    closer = threading.Thread(target=lambda: reports.append(engine.shutdown(timeout=0.5)), daemon=True)
+    closer.start()
+    closer.join(10)
+    try:
+        assert not closer.is_alive(), "shutdown() hung on a sync step that never returns"
+        report = reports[0]
+        assert not report and not report.completed and report.abandoned >= 1
+        stats = accounted(engine, "stuck sync step")
+        assert stats.abandoned == report.abandoned and stats.finished + stats.abandoned == 10
+    finally:
+        never.set()
