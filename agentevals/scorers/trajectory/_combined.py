@@ -58,13 +58,21 @@ class LevelResult:
         return own or any(n.violates_blacklist for n in self.nested)
 
 
+@dataclass(frozen=True, slots=True)
+class _Matching:
+    """How steps match: tool arguments, and whether parallel calls may match in any order."""
+
+    tool_args: ToolArgsMatch
+    unordered_parallel_calls: bool
+
+
 def _merge(defaults: TrajectoryExpectation, item: TrajectoryExpectation) -> TrajectoryExpectation:
     fields = defaults.model_dump(exclude_none=True) | item.model_dump(exclude_none=True)
     return TrajectoryExpectation.model_validate(fields)
 
 
 def _evaluate(
-    trajectory: Trajectory, config: TrajectoryExpectation, weights: Mapping[str, float], args: ToolArgsMatch
+    trajectory: Trajectory, config: TrajectoryExpectation, weights: Mapping[str, float], args: _Matching
 ) -> LevelResult:
     accuracy = None
     if config.steps is not None:
@@ -73,7 +81,8 @@ def _evaluate(
             config.steps,
             ordering=config.ordering or "relaxed",
             allow_repeated_steps=config.allow_repeated_steps is not False,
-            tool_args_match=args,
+            tool_args_match=args.tool_args,
+            unordered_parallel_calls=args.unordered_parallel_calls,
         )
     budgets = (
         config.max_steps,
@@ -123,7 +132,7 @@ def _nested(
     expected: Sequence[ExpectedStep],
     actual: Sequence[TrajectoryStep],
     weights: Mapping[str, float],
-    args: ToolArgsMatch,
+    args: _Matching,
 ) -> list[LevelResult]:
     results: list[LevelResult] = []
     used: set[int] = set()
@@ -226,6 +235,7 @@ def create_trajectory_scorer(
     weights: Mapping[str, float] | None = None,
     tool_args_match: ToolArgsMatch | None = None,
     args_match: ArgsMatch | None = None,
+    unordered_parallel_calls: bool = True,
 ) -> Scorer:
     """One score for a trajectory from every configured dimension.
 
@@ -238,7 +248,8 @@ def create_trajectory_scorer(
     at any level, scores 0. Expected steps with ``children`` are evaluated the same way against
     the children of the matching actual step and blended in as ``0.7·level + 0.3·mean(nested)``.
     Nothing configured and no retries scores 1. ``tool_args_match`` compares expected ``tool_args``
-    as in :func:`create_trajectory_accuracy_scorer_code` (``args_match=`` is deprecated).
+    as in :func:`create_trajectory_accuracy_scorer_code` (``args_match=`` is deprecated), and
+    ``unordered_parallel_calls`` lets parallel calls match in any order under ``strict`` ordering.
 
     >>> scorer = create_trajectory_scorer(defaults={"steps": ["search", "answer"], "max_steps": 4})
     >>> scorer.run_sync(input="q", output=[{"name": "search"}, {"name": "answer"}]).score
@@ -247,6 +258,9 @@ def create_trajectory_scorer(
     base = expectation_from(defaults) or TrajectoryExpectation()
     weight_map = _validated_weights(weights)
     mode = resolve_tool_args_match(tool_args_match, args_match)
+    if not isinstance(unordered_parallel_calls, bool):
+        raise ValueError(f"unordered_parallel_calls must be True or False, got {unordered_parallel_calls!r}")
+    matching = _Matching(mode, unordered_parallel_calls)
 
     base_fields = base.model_dump(exclude_none=True)
 
@@ -254,7 +268,7 @@ def create_trajectory_scorer(
         item = expectation_from(run.expected_trajectory)
         config = base if item is None else _merge(base, item)
         fields = base_fields if item is None else config.model_dump(exclude_none=True)
-        result = _evaluate(trajectory_from_run(run), config, weight_map, mode)
+        result = _evaluate(trajectory_from_run(run), config, weight_map, matching)
         return {**as_dict(result), "config": dict(fields)}
 
     def score(results: StepResults) -> float:

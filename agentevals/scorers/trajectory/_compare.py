@@ -121,6 +121,44 @@ def _paired(
     return {i: j for j, i in owner.items()}
 
 
+def _parallel_spans(steps: Sequence[TrajectoryStep], grouped: bool) -> list[tuple[int, int]]:
+    """``[start, end)`` runs of consecutive steps made by one message (single steps when not grouped)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(steps) + 1):
+        if (
+            i == len(steps)
+            or not grouped
+            or steps[i].message_index is None
+            or steps[i].message_index != steps[start].message_index
+        ):
+            spans.append((start, i))
+            start = i
+    return spans
+
+
+def _strict(
+    steps: Sequence[TrajectoryStep], expected: Sequence[ExpectedStep], args: ToolArgsMatch, grouped: bool
+) -> tuple[set[int], list[str]]:
+    """Matched expected indices and out-of-order names, position by position (parallel runs as sets)."""
+    hits: set[int] = set()
+    out_of_order: list[str] = []
+    expected_set = {s.name for s in expected}
+    for start, end in _parallel_spans(steps, grouped):
+        stop = min(end, len(expected))
+        pairs = _paired(steps[start:end], expected[start:stop], args) if start < stop else {}
+        hits.update(start + i for i in pairs)
+        window = Counter(s.name for s in expected[start:stop])
+        for step in steps[start:end]:
+            if step.name not in expected_set:
+                continue
+            if window[step.name] > 0:
+                window[step.name] -= 1
+            else:
+                out_of_order.append(step.name)
+    return hits, out_of_order
+
+
 def compare_trajectories(
     actual: Trajectory,
     expected: Sequence[ExpectedStep],
@@ -129,11 +167,14 @@ def compare_trajectories(
     allow_repeated_steps: bool = True,
     tool_args_match: ToolArgsMatch | None = None,
     args_match: ArgsMatch | None = None,
+    unordered_parallel_calls: bool = True,
 ) -> TrajectoryComparison:
     """Compare the top-level steps of ``actual`` with ``expected``.
 
     * ``strict``: position by position; ``matched / expected``, minus half the relative number of
-      extra steps.
+      extra steps. Calls made in one assistant message (parallel calls, sharing a
+      ``message_index``) may match the expected steps at their positions in any order, unless
+      ``unordered_parallel_calls=False``.
     * ``relaxed``: expected steps in order, others allowed in between; ``matched / expected``.
     * ``unordered`` (alias ``superset``): every expected step present, any order, extras allowed.
     * ``subset``: every actual step must be an expected one; ``matched / actual`` (1 if no steps).
@@ -155,14 +196,7 @@ def compare_trajectories(
         score = 1.0 if not steps else 0.0
         return TrajectoryComparison(score, 0, 0, len(steps), [], actual_names, [], repeated)
     if ordering == "strict":
-        hits = {
-            i for i in range(min(len(steps), len(expected))) if step_matches(steps[i], expected[i], args_mode)
-        }
-        out_of_order = [
-            name
-            for i, name in enumerate(actual_names)
-            if name in expected_set and (i >= len(expected) or name != expected_names[i])
-        ]
+        hits, out_of_order = _strict(steps, expected, args_mode, unordered_parallel_calls)
         score = len(hits) / len(expected)
         if len(steps) > len(expected):
             score -= 0.5 * (len(steps) - len(expected)) / len(expected)

@@ -84,6 +84,8 @@ class TrajectoryStep(_StepData):
     duration_ms: float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     children: list[TrajectoryStep] | None = None
+    message_index: int | None = None
+    """The output message that made this tool call: calls sharing one were made in parallel."""
 
 
 class Trajectory(BaseModel):
@@ -125,7 +127,7 @@ class ExpectedStep(_StepData):
         return data
 
 
-_IGNORED_ON_EXPECTED = frozenset({"duration_ms", "metadata"})
+_IGNORED_ON_EXPECTED = frozenset({"duration_ms", "metadata", "message_index"})
 
 
 class TrajectoryExpectation(BaseModel):
@@ -163,6 +165,8 @@ class TrajectoryExpectation(BaseModel):
 def trajectory_from_messages(messages: list[Message]) -> Trajectory:
     """One ``tool_call`` step per tool invocation (made, answered or failed) in message order.
 
+    Each step's ``message_index`` says which message made the call (parallel calls share one).
+
     ``success`` is true when the invocation has a result and did not fail (state ``"error"``, an
     ``error`` message, or a result carrying an ``error`` field).
     """
@@ -173,8 +177,9 @@ def trajectory_from_messages(messages: list[Message]) -> Trajectory:
             tool_result=inv.result,
             success=inv.state == "result" and not inv.failed,
             duration_ms=inv.duration_ms,
+            message_index=index,
         )
-        for message in messages
+        for index, message in enumerate(messages)
         for inv in message.tool_invocations
         if inv.tool_name and inv.state != "partial-call"
     ]

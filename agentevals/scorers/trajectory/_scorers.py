@@ -50,6 +50,7 @@ def create_trajectory_accuracy_scorer_code(
     allow_repeated_steps: bool = True,
     tool_args_match: ToolArgsMatch | None = None,
     args_match: ArgsMatch | None = None,
+    unordered_parallel_calls: bool = True,
 ) -> Scorer:
     """Score how well the agent's steps match the expected steps (see ``compare_trajectories``).
 
@@ -63,6 +64,8 @@ def create_trajectory_accuracy_scorer_code(
     ``"ignore"``, ``"subset"`` (the call's arguments are a subset of the expected ones),
     ``"superset"`` (the call has every expected argument, extras allowed) or
     ``(expected, actual) -> bool``. ``args_match=`` is deprecated (its ``"subset"`` is ``"superset"``).
+    With ``strict`` ordering, tool calls made in one assistant message (parallel calls) may match
+    in any order; ``unordered_parallel_calls=False`` makes their order count too.
 
     >>> scorer = create_trajectory_accuracy_scorer_code(["search", "summarize"])
     >>> scorer.run_sync(input="q", output={"steps": [{"name": "search"}, {"name": "log"},
@@ -73,6 +76,8 @@ def create_trajectory_accuracy_scorer_code(
     if ordering not in _ORDERINGS:
         raise ValueError(f"ordering must be one of {_ORDERINGS}, not {ordering!r}")
     mode = resolve_tool_args_match(tool_args_match, args_match)
+    if not isinstance(unordered_parallel_calls, bool):
+        raise ValueError(f"unordered_parallel_calls must be True or False, got {unordered_parallel_calls!r}")
 
     def preprocess(run: Run) -> dict[str, Any]:
         trajectory = trajectory_from_run(run)
@@ -88,7 +93,12 @@ def create_trajectory_accuracy_scorer_code(
         for override in (static.allow_repeated_steps if static else None, item.allow_repeated_steps):
             repeats = repeats if override is None else override
         comparison = compare_trajectories(
-            trajectory, steps, ordering=order, allow_repeated_steps=repeats, tool_args_match=mode
+            trajectory,
+            steps,
+            ordering=order,
+            allow_repeated_steps=repeats,
+            tool_args_match=mode,
+            unordered_parallel_calls=unordered_parallel_calls,
         )
         return {
             "score": comparison.score,

@@ -170,3 +170,41 @@ def test_tool_failures_scorer() -> None:
     )
     with pytest.raises(ValueError, match="non-negative integer"):
         create_tool_failures_scorer(max_retries_per_tool=-1)
+
+
+def _parallel_run(*messages: tuple[str, ...]) -> Run:
+    """One assistant message per tuple; the tools in a tuple were called in parallel."""
+    output = [
+        create_test_message(
+            "",
+            role="assistant",
+            tool_invocations=[create_tool_invocation(tool_name=t, tool_call_id=f"{i}-{t}") for t in tools],
+        )
+        for i, tools in enumerate(messages)
+    ]
+    return create_agent_test_run(input_messages=["q"], output=output)
+
+
+def test_strict_ordering_lets_parallel_calls_match_in_any_order() -> None:
+    run = _parallel_run(("search",), ("weather", "news"), ("answer",))
+    expected = ["search", "news", "weather", "answer"]
+    strict = create_trajectory_accuracy_scorer_code(expected, ordering="strict")
+    result = strict.run_sync(run)
+    assert result.score == 1.0
+    assert result.preprocess_step_result["comparison"]["out_of_order_steps"] == []
+    ordered = create_trajectory_accuracy_scorer_code(
+        expected, ordering="strict", unordered_parallel_calls=False
+    )
+    result = ordered.run_sync(run)
+    assert result.score == 0.5
+    assert result.preprocess_step_result["comparison"]["out_of_order_steps"] == ["weather", "news"]
+    combined = create_trajectory_scorer(defaults={"steps": expected, "ordering": "strict"})
+    assert combined.run_sync(run).score == 1.0
+
+
+def test_calls_of_different_messages_stay_ordered_under_strict() -> None:
+    run = _parallel_run(("search",), ("weather",), ("news",), ("answer",))
+    strict = create_trajectory_accuracy_scorer_code(
+        ["search", "news", "weather", "answer"], ordering="strict"
+    )
+    assert strict.run_sync(run).score == 0.5
