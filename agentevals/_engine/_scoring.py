@@ -12,7 +12,7 @@ from agentevals._failure import failure_record
 from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult
 from agentevals._run import Run
 from agentevals._scorer import Scorer
-from agentevals.sinks._retry import really_cancelled
+from agentevals.sinks._errors import really_cancelled
 
 Redactor = Callable[[ScoreRecord], ScoreRecord]
 

@@ -9,8 +9,9 @@ from collections import deque
 from collections.abc import Callable
 
 from agentevals._result import ScoreRecord
+from agentevals.sinks._errors import PartialWriteError, really_cancelled
 from agentevals.sinks._protocol import Sink, sink_name
-from agentevals.sinks._retry import DeadLetter, PartialWriteError, RetryPolicy, really_cancelled, write_once
+from agentevals.sinks._retry import DeadLetter, RetryPolicy, write_once
 from agentevals.sinks._sanitize import is_storable, sanitized
 
 logger = logging.getLogger("agentevals.engine")

@@ -5,13 +5,14 @@
 """
 
 from agentevals.sinks._callback import CallbackSink
+from agentevals.sinks._errors import PartialWriteError
 from agentevals.sinks._jsonl import JsonlSink
 from agentevals.sinks._logging import LoggingSink
 from agentevals.sinks._memory import MemorySink
 from agentevals.sinks._postgres import PostgresSink
 from agentevals.sinks._protocol import Sink, as_sink
 from agentevals.sinks._replay import areplay, replay
-from agentevals.sinks._retry import DeadLetter, PartialWriteError, RetryPolicy
+from agentevals.sinks._retry import DeadLetter, RetryPolicy
 from agentevals.sinks._row import COLUMNS, TABLE, record_to_row
 from agentevals.sinks._sqlite import SQLiteSink
 

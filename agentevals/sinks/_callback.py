@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agentevals._result import ScoreRecord
-from agentevals.sinks._retry import PartialWriteError, really_cancelled
+from agentevals.sinks._errors import PartialWriteError, really_cancelled
 from agentevals.sinks._thread import WorkerThread
 
 
