@@ -31,6 +31,19 @@ class ToolInvocation(BaseModel):
     error: str | None = None
     duration_ms: float | None = None
 
+    @model_validator(mode="after")
+    def _no_placeholder_result(self) -> ToolInvocation:
+        # A call that never returned has no result; some recorders store an empty placeholder.
+        empty = isinstance(self.result, dict | list | str) and not self.result
+        if empty and self.state in ("call", "partial-call"):
+            self.result = None
+        return self
+
+    @property
+    def finished(self) -> bool:
+        """True once the tool returned or raised (state ``"result"`` or ``"error"``)."""
+        return self.state in ("result", "error")
+
     @property
     def failed(self) -> bool:
         """True when the tool raised or reported an error."""

@@ -48,6 +48,8 @@ def _step_line(step: Mapping[str, Any]) -> str:
             details.append(f"{label}: {_dump(value)}")
     if step.get("data") is not None:
         details.append(f"data: {_dump(step['data'])}")
+    if step.get("state") == "call" or step.get("status") == "unfinished":
+        details.append("unfinished: never returned a result")
     return f"[{kind}] {step.get('name', '?')}" + (f" ({', '.join(details)})" if details else "")
 
 
@@ -63,6 +65,7 @@ def actual_steps(run: Run) -> list[dict[str, Any]]:
         return [dict(s) for s in map(_as_mapping, output["steps"]) if isinstance(s, Mapping)]
     return [
         {"step_type": "tool_call", "name": inv.tool_name, "args": inv.args, "result": inv.result}
+        | ({} if inv.finished else {"state": inv.state})
         for message in run.output_messages
         for inv in message.tool_invocations
         if inv.state != "partial-call" and inv.tool_name
@@ -138,6 +141,7 @@ def create_trajectory_accuracy_scorer_llm(
         expected = opts.expected_trajectory or expected_steps(run.expected_trajectory)
         return {
             "actual_steps": steps,
+            "expected_steps": expected,
             "actual_trajectory": numbered([_step_line(s) for s in steps]),
             "expected_trajectory": numbered([_step_line(s) for s in expected]) if expected else None,
             "has_steps": bool(steps),

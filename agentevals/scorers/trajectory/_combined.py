@@ -114,7 +114,10 @@ def _evaluate(
     parts = [
         (weights["accuracy"], accuracy.score if accuracy else None),
         (weights["efficiency"], efficiency.score if efficiency else None),
-        (weights["tool_failures"], failures.score if failures.patterns else None),
+        (
+            weights["tool_failures"],
+            failures.score if failures.patterns or failures.unrecovered_tools else None,
+        ),
         (weights["blacklist"], blacklist.score if blacklist else None),
     ]
     active = [(w, v) for w, v in parts if v is not None]
@@ -217,8 +220,10 @@ def _reason(result: dict[str, Any], score: float) -> str:
         ]
         lines.append(f"Efficiency ({efficiency['score']}): {'; '.join(details) or 'within budget'}.")
     failures = result["tool_failures"]
-    if failures["patterns"]:
-        lines.append(f"Tool failures ({failures['score']}): {failures['total_retries']} retries.")
+    if failures["patterns"] or failures["unrecovered_tools"]:
+        unrecovered = failures["unrecovered_tools"]
+        failed = f"; failed without recovery: {', '.join(unrecovered)}" if unrecovered else ""
+        lines.append(f"Tool failures ({failures['score']}): {failures['total_retries']} retries{failed}.")
     if result["nested"]:
         lines.append("Nested: " + ", ".join(f"{n['step_name']} {n['score']}" for n in result["nested"]) + ".")
     return "\n".join(lines)

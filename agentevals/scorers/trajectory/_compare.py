@@ -93,10 +93,13 @@ def _in_order(
         if step_matches(actual[j], expected[i], args) and table[i][j] == table[i + 1][j + 1] + 1:
             matched.add(i)
             i, j = i + 1, j + 1
-        elif table[i + 1][j] >= table[i][j + 1]:
-            i += 1
-        else:
+        elif table[i][j + 1] >= table[i + 1][j]:
+            # On a tie keep the earlier expected step in the match and skip the actual step, so
+            # the step reported out of order is the first one out of place in the actual run:
+            # expected [a, b, c], actual [a, c, b] reports c, as Mastra's greedy matching does.
             j += 1
+        else:
+            i += 1
     return matched
 
 

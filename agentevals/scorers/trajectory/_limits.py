@@ -177,12 +177,19 @@ class ToolFailureResult:
     patterns: list[RetryPattern]
     total_retries: int
     excessive_retry_tools: list[str]
+    unrecovered_tools: list[str] = field(default_factory=list)
+    """Tools whose last call in a run of calls failed, with no successful fallback after it."""
 
 
 def analyze_tool_failures(trajectory: Trajectory, *, max_retries_per_tool: int = 2) -> ToolFailureResult:
-    """Retries of failed tool calls: each call right after a failed call of the same tool is a retry.
+    """Retries of failed tool calls, and failures never recovered from.
 
-    Every retry beyond ``max_retries_per_tool`` (per run of consecutive calls) costs 0.2.
+    Each call right after a failed call of the same tool is a retry; every retry beyond
+    ``max_retries_per_tool`` (per run of consecutive calls of one tool) costs 0.2, as in Mastra.
+    Beyond Mastra, a run of calls whose last call failed (raised, errored, or never returned) and
+    that no succeeding call of another tool followed is an unrecovered failure: the score is
+    multiplied by the share of runs without one. Mastra only counts retries, so a run whose only
+    tool call raised scored 1 there; here it scores 0.
     """
     if (
         isinstance(max_retries_per_tool, bool)
@@ -192,11 +199,16 @@ def analyze_tool_failures(trajectory: Trajectory, *, max_retries_per_tool: int =
         raise ValueError(f"max_retries_per_tool must be a non-negative integer, got {max_retries_per_tool!r}")
     calls = [s for s in trajectory.steps if s.step_type in _TOOL_STEPS]
     patterns: list[RetryPattern] = []
+    unrecovered: list[str] = []
+    runs = 0
     start = 0
     while start < len(calls):
+        runs += 1
         end = start + 1
         while end < len(calls) and calls[end].name == calls[start].name:
             end += 1
+        if calls[end - 1].success is False and not (end < len(calls) and calls[end].success is not False):
+            unrecovered.append(calls[start].name)
         retries = sum(1 for k in range(start + 1, end) if calls[k - 1].success is False)
         if retries:
             succeeded = calls[end - 1].success is not False
@@ -207,6 +219,11 @@ def analyze_tool_failures(trajectory: Trajectory, *, max_retries_per_tool: int =
         start = end
     excess = sum(max(0, p.retry_count - max_retries_per_tool) for p in patterns)
     excessive = [p.tool_name for p in patterns if p.retry_count > max_retries_per_tool]
+    recovered_share = 1 - len(unrecovered) / runs if runs else 1.0
     return ToolFailureResult(
-        _clamp(1 - 0.2 * excess), patterns, sum(p.retry_count for p in patterns), excessive
+        _clamp((1 - 0.2 * excess) * recovered_share),
+        patterns,
+        sum(p.retry_count for p in patterns),
+        excessive,
+        unrecovered,
     )

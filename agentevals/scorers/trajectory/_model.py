@@ -165,7 +165,8 @@ class TrajectoryExpectation(BaseModel):
 def trajectory_from_messages(messages: list[Message]) -> Trajectory:
     """One ``tool_call`` step per tool invocation (made, answered or failed) in message order.
 
-    Each step's ``message_index`` says which message made the call (parallel calls share one).
+    Each step's ``message_index`` says which message made the call (parallel calls share one); a
+    call that never returned (state ``"call"``) has no ``tool_result`` and ``status="unfinished"``.
 
     ``success`` is true when the invocation has a result and did not fail (state ``"error"``, an
     ``error`` message, or a result carrying an ``error`` field).
@@ -176,6 +177,7 @@ def trajectory_from_messages(messages: list[Message]) -> Trajectory:
             tool_args=inv.args,
             tool_result=inv.result,
             success=inv.state == "result" and not inv.failed,
+            status=None if inv.finished else "unfinished",
             duration_ms=inv.duration_ms,
             message_index=index,
         )

@@ -106,6 +106,11 @@ def create_trajectory_accuracy_scorer_code(
             "allow_repeated_steps": repeats,
             "actual_step_names": [s.name for s in trajectory.steps],
             "expected_step_names": [s.name for s in steps],
+            "actual_trajectory": [
+                s.model_dump(exclude_none=True, exclude_defaults=True) | {"name": s.name}
+                for s in trajectory.steps
+            ],
+            "expected_trajectory": [s.model_dump(exclude_none=True) for s in steps],
             "comparison": as_dict(comparison),
         }
 
@@ -235,7 +240,9 @@ def create_trajectory_blacklist_scorer(
 
 
 def create_tool_failures_scorer(*, max_retries_per_tool: int = 2) -> Scorer:
-    """Score retry patterns: each retry of a failed tool beyond ``max_retries_per_tool`` costs 0.2.
+    """Score tool failures: each retry of a failed tool beyond ``max_retries_per_tool`` costs 0.2,
+    and the score is multiplied by the share of runs of calls not left failed (see
+    ``analyze_tool_failures``), so a run whose only tool call raised scores 0.
 
     >>> scorer = create_tool_failures_scorer(max_retries_per_tool=0)
     >>> scorer.run_sync(input="q", output=[{"name": "api", "success": False}, {"name": "api"}]).score

@@ -126,3 +126,25 @@ async def test_trajectory_models_are_accepted(judge_server: FakeJudgeServer) -> 
     result = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(run)
     prompt = result.analyze_prompt or ""
     assert '1. [tool_call] fetch (args: {"id": 1})' in prompt and "Expected trajectory" in prompt
+
+
+async def test_result_has_both_trajectories_and_marks_unfinished_calls(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(analysis((True, True)), "reason")
+    run = create_agent_test_run(
+        input_messages=["q"],
+        output=[
+            create_test_message(
+                "",
+                role="assistant",
+                tool_invocations=[{"tool_name": "search", "state": "call", "result": {}}],
+            )
+        ],
+    ).model_copy(update={"expected_trajectory": ["search"]})
+    result = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(run)
+    found = result.preprocess_step_result
+    assert found["expected_steps"] == [{"name": "search"}]
+    assert found["actual_steps"] == [
+        {"step_type": "tool_call", "name": "search", "args": {}, "result": None, "state": "call"}
+    ]
+    assert "unfinished: never returned a result" in found["actual_trajectory"]
+    assert found["expected_trajectory"] == "1. [tool_call] search"
