@@ -25,8 +25,7 @@ from test_engine_sigterm import RUNS, run_child
 from agentevals import PromptStep, Run, ScoreRecord, ScoringEngine, create_scorer
 from agentevals.results import ScoreFailure
 from agentevals.sinks import JsonlSink, MemorySink, PostgresSink, RetryPolicy, SQLiteSink, replay
-from agentevals.testing import FakeJudgeServer, Reply
-from agentevals.testing._fake_judge import ChatRequest
+from agentevals.testing import ChatRequest, FakeJudgeServer, Reply
 
 FAST = RetryPolicy(attempts=3, initial=0.005, max_wait=0.02, timeout=2.0)
 
