@@ -9,7 +9,7 @@
 from agentevals import installation  # noqa: F401  (first: a clear ImportError if another project shares this package)
 from agentevals._decorator import scored
 from agentevals._deprecation import module_getattr, moved
-from agentevals._engine import ScoringEngine
+from agentevals._engine import FlushReport, ScoringEngine
 from agentevals._errors import AgentEvalsError, JudgeError, ScorerError
 from agentevals._judge._judge import Judge
 from agentevals._messages import AgentInput, Message, ToolInvocation
@@ -24,6 +24,7 @@ __all__ = [
     "AgentEvalsError",
     "AgentInput",
     "EvalResult",
+    "FlushReport",
     "Judge",
     "JudgeError",
     "Message",

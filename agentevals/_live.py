@@ -11,7 +11,7 @@ from agentevals._run import Run, looks_like_agent_input
 from agentevals._scorer import Scorer
 
 if TYPE_CHECKING:
-    from agentevals._engine import EngineStats
+    from agentevals._engine import EngineStats, FlushReport
 
 log = logging.getLogger("agentevals.capture")
 
@@ -28,11 +28,11 @@ class Engine(Protocol):
 
     def submit(self, run: Run) -> bool: ...
 
-    def flush(self, timeout: float = 30.0) -> Any: ...
+    def flush(self, timeout: float = 30.0) -> FlushReport: ...
 
-    async def aflush(self, timeout: float = 30.0) -> Any: ...
+    async def aflush(self, timeout: float = 30.0) -> FlushReport: ...
 
-    def shutdown(self, timeout: float = 30.0) -> Any: ...
+    def shutdown(self, timeout: float = 30.0) -> FlushReport: ...
 
     def stats(self) -> EngineStats: ...
 
@@ -130,15 +130,16 @@ class LiveScoring:
             owner=self.label or type(self).__name__,
         )
 
-    def flush(self, timeout: float = 30.0) -> Any:
-        """Wait until every submitted run is scored and written to the sinks (truthy when it was)."""
+    def flush(self, timeout: float = 30.0) -> FlushReport:
+        """Wait until every submitted run is scored and written to the sinks; the report is truthy when
+        everything settled and nothing was dead-lettered, lost or abandoned."""
         return self.engine.flush(timeout)
 
-    async def aflush(self, timeout: float = 30.0) -> Any:
+    async def aflush(self, timeout: float = 30.0) -> FlushReport:
         """:meth:`flush` for async code."""
         return await self.engine.aflush(timeout)
 
-    def shutdown(self, timeout: float = 30.0) -> Any:
+    def shutdown(self, timeout: float = 30.0) -> FlushReport:
         """Flush and stop the engine."""
         return self.engine.shutdown(timeout)
 

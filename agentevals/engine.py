@@ -3,7 +3,7 @@
 >>> from agentevals.engine import ScoringEngine, ScorerEntry
 """
 
-from agentevals._engine import EngineStats, ScorerEntry, ScoringEngine
+from agentevals._engine import EngineStats, FlushReport, ScorerEntry, ScoringEngine
 from agentevals._sampling import Sampling
 
-__all__ = ["EngineStats", "Sampling", "ScorerEntry", "ScoringEngine"]
+__all__ = ["EngineStats", "FlushReport", "Sampling", "ScorerEntry", "ScoringEngine"]

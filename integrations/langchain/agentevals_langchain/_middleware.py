@@ -16,7 +16,7 @@ from typing import Annotated, Any, NotRequired
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain.agents.middleware.types import PrivateStateAttr
 
-from agentevals import Scorer
+from agentevals import FlushReport, Scorer
 from agentevals.live import Engine, LiveScoring
 from agentevals_langchain._handler import ScorerCallbackHandler
 from agentevals_langchain._recorder import Trace
@@ -164,17 +164,17 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
 
     # -- lifecycle: failed runs are finished before results are read ---------------------------------
 
-    def flush(self, timeout: float = 30.0) -> Any:
+    def flush(self, timeout: float = 30.0) -> FlushReport:
         """Finish the runs that failed, then wait until every submitted run is scored and stored."""
         self._safely(self._finish_failed, True)
         return super().flush(timeout)
 
-    async def aflush(self, timeout: float = 30.0) -> Any:
+    async def aflush(self, timeout: float = 30.0) -> FlushReport:
         """:meth:`flush` for async code."""
         self._safely(self._finish_failed, True)
         return await super().aflush(timeout)
 
-    def shutdown(self, timeout: float = 30.0) -> Any:
+    def shutdown(self, timeout: float = 30.0) -> FlushReport:
         """Finish the runs that failed, then flush and stop the engine."""
         self._safely(self._finish_failed, True)
         return super().shutdown(timeout)
