@@ -31,8 +31,8 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
     not. Put ``ground_truth`` in the run's ``metadata`` to score against an expected answer.
     A chain that raises gives a ``Run`` with ``error`` set, scored only with ``score_errors=True``.
 
-    >>> from agentevals.scorers import includes
-    >>> handler = ScorerCallbackHandler(scorers=[includes], sinks=[])           # doctest: +SKIP
+    >>> from agentevals.scorers import create_includes_scorer
+    >>> handler = ScorerCallbackHandler(scorers=[create_includes_scorer()], sinks=[])  # doctest: +SKIP
     >>> chain.invoke("Capital of France?", config={"callbacks": [handler],      # doctest: +SKIP
     ...              "metadata": {"ground_truth": "Paris"}})
     >>> handler.flush()                                                        # doctest: +SKIP

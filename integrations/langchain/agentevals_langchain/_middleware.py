@@ -52,9 +52,9 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
     listed before this one), at the latest at :meth:`flush`, :meth:`shutdown` or exit. Without it,
     such runs are counted in ``failed_runs_not_scored``.
 
-    >>> from agentevals.scorers import includes
+    >>> from agentevals.scorers import create_includes_scorer
     >>> agent = create_agent(model, tools=[...], middleware=[               # doctest: +SKIP
-    ...     ScoringMiddleware(scorers={"mentions_paris": includes}, sinks=[SQLiteSink()])])
+    ...     ScoringMiddleware(scorers={"mentions_paris": create_includes_scorer()}, sinks=[SQLiteSink()])])
     """
 
     state_schema = ScoringState

@@ -35,9 +35,9 @@ class ScoringLogger(LiveScoring, CustomLogger):
     scored only with ``score_errors=True``. LiteLLM callbacks are process-global: register one logger
     once (per-call ``callbacks=[...]`` leak into later calls in LiteLLM).
 
-    >>> from agentevals.scorers import includes
+    >>> from agentevals.scorers import create_includes_scorer
     >>> import litellm                                                     # doctest: +SKIP
-    >>> litellm.callbacks = [ScoringLogger(scorers=[includes], sinks=[])]  # doctest: +SKIP
+    >>> litellm.callbacks = [ScoringLogger(scorers=[create_includes_scorer()], sinks=[])]  # doctest: +SKIP
     """
 
     def __init__(
