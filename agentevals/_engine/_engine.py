@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import concurrent.futures
 import contextlib
 import logging
 import os
@@ -14,12 +13,12 @@ from collections import deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Literal
 
-from agentevals._engine._config import ScorerEntry, check_options, check_timeout, normalize_scorers
+from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
+from agentevals._engine._control import EngineControl
 from agentevals._engine._deferred import DeferredRun
 from agentevals._engine._scoring import Redactor, finalize, score_inline, score_once
-from agentevals._engine._signals import SigtermFlush, install_sigterm_flush
+from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
-from agentevals._engine._stats import EngineStats, FlushReport, percentile, report_since
 from agentevals._errors import RunBuildError
 from agentevals._failure import failure_record
 from agentevals._result import ScoreFailure, ScoreRecord
@@ -35,9 +34,6 @@ logger = logging.getLogger("agentevals.engine")
 Overflow = Literal["drop_newest", "drop_oldest"]
 _Item = tuple[Run | DeferredRun, tuple[ScorerEntry, ...], float]
 _INLINE_BURST = 64  # inline scorer calls between yields to the rest of the loop
-_SETTLE_POLL = 0.05  # seconds a flush waits for a wake-up before it checks again anyway
-_CLOSE_GRACE = 1.0  # seconds each sink may take to close once a shutdown is out of time
-_CALL_GRACE = 2.0  # seconds a blocking flush/shutdown waits past its timeout for the engine's answer
 
 
 class _RunState:
@@ -52,7 +48,7 @@ class _RunState:
         self.abandoned = False
 
 
-class ScoringEngine:
+class ScoringEngine(EngineControl):
     """Scores finished runs in the background and sends every result (or error record) to the sinks.
 
     ``submit(run)`` decides sampling per scorer, appends to a bounded queue and returns in microseconds;
@@ -165,7 +161,7 @@ class ScoringEngine:
 
         # Counters written by callers' threads, under the lock (submit).
         self._lock = threading.Lock()
-        self._queue: deque[_Item] = deque()
+        self._queue = deque()
         self._closed = False
         self._wake_pending = False
         self._rush_at = max(1, queue_size // 2)
@@ -179,13 +175,13 @@ class ScoringEngine:
         self._done = dict.fromkeys(
             ("scored", "failed", "finished", "abandoned", "sink_errors", "dead_lettered", "lost"), 0
         )
-        self._latencies: deque[float] = deque(maxlen=10_000)
+        self._latencies = deque(maxlen=10_000)
         self._pending_pairs = 0
         self._scoring = 0  # runs taken from the queue, not finished or abandoned yet
         self._flushing = 0
         self._stopping = False  # the shutdown is cancelling the engine's tasks
-        self._shutdown_task: asyncio.Task[FlushReport] | None = None
-        self._reported: dict[str, int] = {}
+        self._shutdown_task = None
+        self._reported = {}
         self._gave_up = False  # a shutdown stopped waiting for a loop held by a sync step
         self._settled = asyncio.Event()  # set when a flush waits and the engine has become idle
 
@@ -214,11 +210,11 @@ class ScoringEngine:
             )
             for i, (sink, name) in enumerate(zip(self.sinks, names, strict=True))
         ]
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._service: list[asyncio.Task[None]] = []
+        self._tasks = set()
+        self._service = []
         self._loop.call_soon_threadsafe(self._start)
         atexit.register(self._at_exit)
-        self._sigterm: SigtermFlush | None = install_sigterm_flush(self) if handle_sigterm else None
+        self._sigterm = install_sigterm_flush(self) if handle_sigterm else None
 
     @property
     def scorer_ids(self) -> list[str]:
@@ -537,17 +533,6 @@ class ScoringEngine:
                 worker.buffer.append(record)
             raise
 
-    def _on_sink_error(self, error: BaseException) -> None:
-        self._done["sink_errors"] += 1
-        logger.info("agentevals: a sink write failed (will retry): %s: %s", type(error).__name__, error)
-
-    def _on_dead_letter(self, dead_lettered: int, lost: int) -> None:
-        self._done["dead_lettered"] += dead_lettered
-        self._done["lost"] += lost
-
-    def _is_idle(self) -> bool:
-        return not self._queue and self._pending_pairs == 0 and all(w.idle for w in self._workers)
-
     def _pair_done(self, state: _RunState) -> None:
         """One (run, scorer) pair is scored and its record handed to the sinks (or it was abandoned)."""
         self._pending_pairs -= 1
@@ -567,222 +552,6 @@ class ScoringEngine:
         if unstarted:
             self._pending_pairs -= unstarted
             state.left -= unstarted
-
-    def _check_settled(self) -> None:
-        """Wake a waiting flush as soon as nothing is left (no polling delay)."""
-        if self._flushing and self._is_idle():
-            self._settled.set()
-
-    async def _flush_here(self, timeout: float) -> FlushReport:
-        return self._report(await self._settle(timeout))
-
-    async def _settle(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        self._flushing += 1
-        self._rush.set()
-        for worker in self._workers:
-            worker.hurry()
-        try:
-            while not self._is_idle():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._settled.clear()
-                # Woken by _check_settled; the short cap only bounds a wake-up that never comes.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(min(remaining, _SETTLE_POLL)):
-                        await self._settled.wait()
-            return True
-        finally:
-            self._flushing -= 1
-            if not self._flushing and len(self._queue) < self._rush_at:
-                self._rush.clear()  # the hurry ends with the flush: later runs linger again
-            for worker in self._workers:
-                worker.relax()
-
-    def _totals(self) -> dict[str, int]:
-        counts = self._counts
-        dropped = counts["dropped_overflow"] + counts["dropped_evicted"] + counts["dropped_shutdown"]
-        return {**self._done, "written": sum(w.written for w in self._workers), "dropped": dropped}
-
-    def _pending(self) -> int:
-        return len(self._queue) + self._scoring + sum(w.pending for w in self._workers)
-
-    def _report(self, completed: bool) -> FlushReport:
-        """A report of what changed since the previous one (runs on the loop)."""
-        totals = self._totals()
-        report = report_since(completed, totals, self._reported, self._pending())
-        self._reported = totals
-        return report
-
-    async def _shutdown_here(self, timeout: float) -> FlushReport:
-        if self._shutdown_task is None:  # a second shutdown waits for the first
-            self._shutdown_task = asyncio.ensure_future(self._stop(timeout))
-        return await asyncio.shield(self._shutdown_task)
-
-    async def _stop(self, timeout: float) -> FlushReport:
-        deadline = time.monotonic() + timeout
-        flushed = await self._settle(timeout)
-        if not flushed:
-            logger.error(
-                "agentevals: shutdown timed out after %s s; %d queued run(s) and %d scoring call(s) "
-                "abandoned; buffered records go to the dead-letter file %s",
-                timeout,
-                len(self._queue),
-                self._pending_pairs,
-                self.dead_letter.path,
-            )
-        self._stopping = True
-        for task in [*self._service, *self._tasks]:
-            task.cancel()
-        await asyncio.gather(*self._service, *self._tasks, return_exceptions=True)
-        self._abandon_queued()
-        for worker in self._workers:
-            leftover = worker.take_all()
-            if leftover:
-                await worker.spill(leftover, RuntimeError("engine shut down before the sink took these"))
-            try:
-                async with asyncio.timeout(max(_CLOSE_GRACE, deadline - time.monotonic())):
-                    await worker.sink.close()
-            except BaseException as err:
-                logger.warning(
-                    "agentevals: closing sink %s failed: %s: %s", worker.name, type(err).__name__, err
-                )
-        self.dead_letter.close()
-        report = self._report(flushed)
-        if report.abandoned or report.lost or report.dead_lettered:
-            logger.warning("agentevals: engine shut down: %s", report)
-        return report
-
-    def _abandon_queued(self) -> None:
-        """Count the runs still queued as abandoned (without the lock: a signal handler may hold it)."""
-        while True:
-            try:
-                self._queue.popleft()
-            except IndexError:
-                return
-            self._done["abandoned"] += 1
-
-    # -- public control -----------------------------------------------------------------------------
-
-    def _call(self, coro_fn: Callable[[float], Any], timeout: float) -> FlushReport:
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
-            raise RuntimeError(
-                "flush()/shutdown() was called on agentevals' own event loop; use "
-                "`await engine.aflush()` / `await engine.ashutdown()` there"
-            )
-        future = asyncio.run_coroutine_threadsafe(coro_fn(timeout), self._loop)
-        try:
-            report: FlushReport = future.result(timeout + _CALL_GRACE)
-        except concurrent.futures.TimeoutError:
-            return self._unanswered(timeout, stopping=coro_fn == self._shutdown_here)
-        return report
-
-    def _unanswered(self, timeout: float, *, stopping: bool) -> FlushReport:
-        """The engine's loop did not answer in time: a sync scorer step holds it (it cannot be
-        interrupted). A shutdown gives up on it: what waits is counted as abandoned (runs) and lost
-        (buffered records) from here on, and the caller (the exit) goes on."""
-        queued, scoring = len(self._queue), self._scoring
-        buffered = sum(w.pending for w in self._workers)
-        logger.error(
-            "agentevals: the engine did not answer within %s s: a sync scorer step is blocking it (make "
-            "slow steps async so scorer_timeout applies); %d queued and %d scoring run(s)%s",
-            timeout + _CALL_GRACE,
-            queued,
-            scoring,
-            f" abandoned, {buffered} buffered record(s) lost" if stopping else " still waiting",
-        )
-        if stopping:
-            self._gave_up = True
-        return FlushReport(
-            completed=False,
-            abandoned=queued + scoring if stopping else 0,
-            lost=buffered if stopping else 0,
-            pending=0 if stopping else queued + scoring + buffered,
-        )
-
-    async def _acall(self, coro_fn: Callable[[float], Any], timeout: float) -> FlushReport:
-        report: FlushReport
-        if asyncio.get_running_loop() is self._loop:
-            report = await coro_fn(timeout)
-            return report
-        future = asyncio.run_coroutine_threadsafe(coro_fn(timeout), self._loop)
-        report = await asyncio.wrap_future(future)
-        return report
-
-    def flush(self, timeout: float = 30.0) -> FlushReport:
-        """Wait until every accepted run is scored and written (or dead-lettered), at most ``timeout``
-        seconds. The :class:`FlushReport` is truthy when everything settled and nothing since the
-        previous report was dead-lettered, lost or abandoned."""
-        return self._call(self._flush_here, check_timeout(timeout))
-
-    async def aflush(self, timeout: float = 30.0) -> FlushReport:
-        """Async :meth:`flush`, from any event loop."""
-        return await self._acall(self._flush_here, check_timeout(timeout))
-
-    def _close_intake(self) -> bool:
-        # No lock: a SIGTERM handler may run this while its own thread holds the lock in submit().
-        if self._closed:
-            return False
-        self._closed = True
-        atexit.unregister(self._at_exit)
-        if self._sigterm is not None:
-            self._sigterm.release()
-        return True
-
-    def shutdown(self, timeout: float = 30.0) -> FlushReport:
-        """Stop accepting runs, flush for at most ``timeout`` seconds, and close the sinks. What is not
-        done in time is abandoned (runs) or dead-lettered (records), and counted; the
-        :class:`FlushReport` says so. A second call returns an empty report."""
-        timeout = check_timeout(timeout)
-        if not self._close_intake():
-            return FlushReport(completed=True)
-        return self._call(self._shutdown_here, timeout)
-
-    async def ashutdown(self, timeout: float = 30.0) -> FlushReport:
-        """Async :meth:`shutdown`, from any event loop."""
-        timeout = check_timeout(timeout)
-        if not self._close_intake():
-            return FlushReport(completed=True)
-        return await self._acall(self._shutdown_here, timeout)
-
-    def _at_exit(self) -> None:
-        try:
-            self.shutdown(self.exit_timeout)
-        except Exception:
-            logger.exception("agentevals: flushing the scoring engine at exit failed")
-
-    def stats(self) -> EngineStats:
-        """A snapshot of the counters and latency percentiles (see :class:`EngineStats`)."""
-        with self._lock:
-            counts = dict(self._counts)
-            queued = len(self._queue)
-            sampled = {key: self._sampled[i] for i, key in enumerate(self._entries)}
-        done = dict(self._done)  # one C-level copy: consistent with itself
-        latencies = list(self._latencies)
-        latencies.sort()
-        scoring, buffered = self._scoring, sum(w.pending for w in self._workers)
-        if self._gave_up:  # the shutdown gave up on a held loop: what still waits will never be done
-            done["abandoned"] += queued + scoring
-            done["lost"] += buffered
-            queued = scoring = buffered = 0
-        return EngineStats(
-            **counts,
-            **done,
-            dropped=counts["dropped_overflow"] + counts["dropped_evicted"] + counts["dropped_shutdown"],
-            queued=queued,
-            scoring=scoring,
-            written={w.name: w.written for w in self._workers},
-            buffered=buffered,
-            latency_ms_p50=percentile(latencies, 0.50),
-            latency_ms_p95=percentile(latencies, 0.95),
-            latency_ms_p99=percentile(latencies, 0.99),
-            sampled=sampled,
-        )
 
     def __repr__(self) -> str:
         return f"ScoringEngine(scorers={self.scorer_ids}, sinks={[type(s).__name__ for s in self.sinks]})"

@@ -204,7 +204,7 @@ def test_flush_is_woken_when_the_work_is_done_not_by_polling(
 ) -> None:
     # With the safety poll and the flush timeout both pushed out of reach, only the wake-up that the
     # last finished record sends can end the wait: without it flush() would hang (the join guards that).
-    monkeypatch.setattr("agentevals._engine._engine._SETTLE_POLL", 10_000.0)
+    monkeypatch.setattr("agentevals._engine._control._SETTLE_POLL", 10_000.0)
     memory = MemorySink()
     engine = ScoringEngine(
         [length_scorer(), length_scorer("second")],
