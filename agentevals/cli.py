@@ -134,7 +134,7 @@ def _eval(args: argparse.Namespace) -> int:
     if args.db:
         from agentevals.sinks import SQLiteSink
 
-        sinks.append(SQLiteSink(args.db))
+        sinks.append(_checked(SQLiteSink(args.db)))
     try:
         result = run_evals(
             args.dataset,
@@ -162,6 +162,15 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"agentevals eval: interrupted after {done} of {total} runs", file=sys.stderr)
         return INTERRUPTED
     return 0 if result.passed else 1
+
+
+def _checked(sink: Any) -> Any:
+    """``sink`` once its ``check()`` passed: a store that cannot work stops the command up front."""
+    try:
+        sink.check()
+    except ValueError as err:
+        raise UsageError(f"--db: {err}") from err
+    return sink
 
 
 def _close(sink: Any) -> None:
@@ -317,7 +326,7 @@ def _replay(args: argparse.Namespace) -> int:
 
     if not Path(args.deadletter).is_file():
         raise UsageError(f"no dead-letter file at {args.deadletter!r}")
-    sink = SQLiteSink(args.db)
+    sink = _checked(SQLiteSink(args.db))
     try:
         delivered = replay(args.deadletter, sink)
     finally:

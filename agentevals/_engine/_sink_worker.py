@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable
 
 from agentevals._result import ScoreRecord
-from agentevals.sinks._errors import PartialWriteError, really_cancelled
+from agentevals.sinks._errors import PartialWriteError, is_permanent, really_cancelled
 from agentevals.sinks._protocol import Sink, sink_name
 from agentevals.sinks._retry import DeadLetter, RetryPolicy, write_once
 from agentevals.sinks._sanitize import is_storable, sanitized
@@ -143,6 +143,8 @@ class SinkWorker:
             error, pending = await self._attempt(pending)
             if error is None:
                 return
+            if is_permanent(error):  # a missing driver, database or permission: retries cannot help
+                break
             if not checked:
                 checked = True
                 clean = [r if is_storable(r) else sanitized(r) for r in pending]
@@ -153,7 +155,7 @@ class SinkWorker:
             if attempt < self.retry.attempts:
                 await asyncio.sleep(self.retry.backoff(attempt))
         assert error is not None
-        if len(pending) > 1 and not isinstance(error, TimeoutError):
+        if len(pending) > 1 and not isinstance(error, TimeoutError) and not is_permanent(error):
             pending = await self._isolate(pending, error)
         if pending:
             await self.spill(pending, error)

@@ -5,7 +5,7 @@
 """
 
 from agentevals.sinks._callback import CallbackSink
-from agentevals.sinks._errors import PartialWriteError
+from agentevals.sinks._errors import PartialWriteError, SinkConfigError, is_permanent
 from agentevals.sinks._jsonl import JsonlSink
 from agentevals.sinks._logging import LoggingSink
 from agentevals.sinks._memory import MemorySink
@@ -29,8 +29,10 @@ __all__ = [
     "RetryPolicy",
     "SQLiteSink",
     "Sink",
+    "SinkConfigError",
     "areplay",
     "as_sink",
+    "is_permanent",
     "record_to_row",
     "replay",
 ]

@@ -33,6 +33,10 @@ class CallbackSink:
         )
         self._worker = WorkerThread(f"agentevals-sink-{self.name}")
 
+    def check(self) -> None:
+        """Nothing to verify: this sink has no driver, connection or path (``check()`` is there so that
+        every sink can be checked the same way)."""
+
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         failed: list[ScoreRecord] = []
         first: BaseException | None = None

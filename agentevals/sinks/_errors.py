@@ -1,8 +1,11 @@
-"""What a sink's write may raise beyond plain failure, and telling a real cancellation from a raised one."""
+"""What a sink's write may raise beyond plain failure, which failures are permanent (not worth a retry),
+and telling a real cancellation from a raised one."""
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import sqlite3
 from collections.abc import Sequence
 
 from agentevals._result import ScoreRecord
@@ -32,3 +35,51 @@ def really_cancelled(error: BaseException) -> bool:
         return False
     task = asyncio.current_task()
     return task is None or task.cancelling() > 0
+
+
+class SinkConfigError(ValueError):
+    """A sink cannot work as configured: a missing driver, an unknown database or role, a refused login,
+    a path that cannot be written. Retrying does not help, so the engine dead-letters the batch at once
+    and logs this message, which says how to fix it. ``check()`` on a sink raises it before any write.
+
+    ``transient`` marks the one case ``check()`` also reports that may fix itself (a server that cannot
+    be reached right now); a write that fails that way is retried as usual.
+
+    >>> err = SinkConfigError("install psycopg: pip install 'agentevals-core[postgres]'")
+    >>> isinstance(err, ValueError), is_permanent(err)
+    (True, True)
+    """
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+# SQLite primary result codes that no retry fixes (https://sqlite.org/rescode.html).
+_SQLITE_PERMANENT = {3: "SQLITE_PERM", 8: "SQLITE_READONLY", 14: "SQLITE_CANTOPEN", 23: "SQLITE_AUTH",
+                     26: "SQLITE_NOTADB"}  # fmt: skip
+_OS_PERMANENT = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.EEXIST}
+
+
+def is_permanent(error: BaseException) -> bool:
+    """Whether retrying a write that raised ``error`` is pointless: a :class:`SinkConfigError` (not
+    transient), a missing module, a path that cannot be written (permission, read-only file system, a
+    file where a directory should be), or SQLite refusing the file itself (read-only, cannot open, not
+    a database). Everything else (refused or reset connections, timeouts, a locked database, a full
+    disk) is transient and retried.
+
+    >>> is_permanent(PermissionError(13, "Permission denied")), is_permanent(ConnectionRefusedError())
+    (True, False)
+    """
+    if isinstance(error, PartialWriteError):
+        error = error.error
+    if isinstance(error, SinkConfigError):
+        return not error.transient
+    if isinstance(error, ImportError):
+        return True
+    if isinstance(error, OSError) and not isinstance(error, ConnectionError | TimeoutError):
+        return error.errno in _OS_PERMANENT
+    if isinstance(error, sqlite3.Error):
+        code = getattr(error, "sqlite_errorcode", None)
+        return isinstance(code, int) and code & 0xFF in _SQLITE_PERMANENT
+    return False

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentevals._result import ScoreRecord
+from agentevals.sinks._errors import SinkConfigError, is_permanent
 from agentevals.sinks._row import record_to_row
 from agentevals.sinks._thread import WorkerThread
 
@@ -55,9 +56,37 @@ class JsonlSink:
         self.path = Path(path)
         self._worker = WorkerThread("agentevals-sink-jsonl")
 
+    def check(self) -> None:
+        """Verify the path can be appended to (its directory is created if missing, as a write would);
+        raises :class:`~agentevals.sinks.SinkConfigError` saying how to fix it.
+
+        >>> import tempfile, pathlib
+        >>> JsonlSink(pathlib.Path(tempfile.mkdtemp()) / "scores.jsonl").check()
+        """
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with path_lock(self.path):  # a file made here is removed before anyone appends to it
+                existed = self.path.exists()
+                os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
+                if not existed:
+                    self.path.unlink()
+        except OSError as err:
+            raise self._config_error(err) from err
+
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         batch = list(records)
-        await self._worker.run(lambda: append_lines(self.path, [_line(r) for r in batch]))
+        try:
+            await self._worker.run(lambda: append_lines(self.path, [_line(r) for r in batch]))
+        except OSError as err:
+            if not is_permanent(err):
+                raise
+            raise self._config_error(err) from err
+
+    def _config_error(self, error: OSError) -> SinkConfigError:
+        return SinkConfigError(
+            f"JsonlSink cannot append to {str(self.path)!r}: {type(error).__name__}: {error}; pass a path "
+            "in a directory this process can write, or fix its permissions"
+        )
 
     async def close(self) -> None:
         self._worker.stop()

@@ -29,6 +29,10 @@ class LoggingSink:
         self.level = level
         self.logger = logger if isinstance(logger, logging.Logger) else logging.getLogger(logger)
 
+    def check(self) -> None:
+        """Nothing to verify: this sink has no driver, connection or path (``check()`` is there so that
+        every sink can be checked the same way)."""
+
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         if not self.logger.isEnabledFor(self.level):
             return

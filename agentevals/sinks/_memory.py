@@ -23,6 +23,10 @@ class MemorySink:
     def __init__(self) -> None:
         self.records: list[ScoreRecord] = []
 
+    def check(self) -> None:
+        """Nothing to verify: this sink has no driver, connection or path (``check()`` is there so that
+        every sink can be checked the same way)."""
+
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         self.records.extend(records)
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentevals._result import ScoreRecord
+from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._retry import is_number
 from agentevals.sinks._row import COLUMNS, INDEXED, SCHEMA, TABLE, row_json, sql_row
 from agentevals.sinks._sqlite import check_table
@@ -66,18 +67,55 @@ class PostgresSink:
             "FROM jsonb_array_elements(%s::jsonb) AS r ON CONFLICT (id) DO NOTHING"
         )
 
+    def check(self) -> None:
+        """Verify the configuration before any write: psycopg is installed, the server accepts the
+        connection (database, role, password) and the table exists with the expected columns or can be
+        created. Raises :class:`~agentevals.sinks.SinkConfigError` saying how to fix it (``transient``
+        when the server cannot be reached right now). Blocks for at most ``connect_timeout`` seconds.
+
+        >>> PostgresSink("host=127.0.0.1 port=1 connect_timeout=1").check()  # doctest: +SKIP
+        Traceback (most recent call last):
+        agentevals.sinks.SinkConfigError: PostgresSink cannot connect: ... is the server running ...
+        """
+        psycopg = _import_psycopg()
+        timeout = max(1, int(self.connect_timeout))
+        try:
+            with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=timeout) as conn:
+                conn.execute(create_table_sql(self.table))
+                found = {
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT column_name FROM information_schema.columns "
+                        "WHERE table_schema = current_schema() AND table_name = %s",
+                        (self.table.lower(),),
+                    )
+                }
+        except psycopg.Error as err:
+            raise config_error(err, "connect" if _is_connect_error(err) else "use the table") from err
+        missing = [column for column in COLUMNS if column not in found]
+        if missing:
+            raise SinkConfigError(
+                f"PostgresSink: table {self.table!r} exists without the column(s) {', '.join(missing)}: "
+                "it was made by something else; pass another table= or drop it to have it re-created"
+            )
+
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
         if self._conn is None or self._conn.closed:
+            psycopg = _import_psycopg()
             try:
-                import psycopg
-            except ImportError as err:  # pragma: no cover - depends on the environment
-                raise ImportError(
-                    "PostgresSink needs psycopg 3: pip install 'agentevals-core[postgres]'"
-                ) from err
-            conn = await psycopg.AsyncConnection.connect(
-                self.conninfo, autocommit=True, connect_timeout=max(1, int(self.connect_timeout))
-            )
-            await conn.execute(create_table_sql(self.table))
+                conn = await psycopg.AsyncConnection.connect(
+                    self.conninfo, autocommit=True, connect_timeout=max(1, int(self.connect_timeout))
+                )
+            except psycopg.Error as err:
+                problem = config_error(err, "connect")
+                if problem.transient:
+                    raise
+                raise problem from err
+            try:
+                await conn.execute(create_table_sql(self.table))
+            except BaseException:
+                await conn.close()
+                raise
             self._conn = conn
         return self._conn
 
@@ -88,9 +126,12 @@ class PostgresSink:
         try:
             if len(records) < COPY_MIN_ROWS or not await self._copy_rows(conn, records):
                 await self._insert_rows(conn, records)
-        except Exception:
+        except Exception as err:
             await self._drop_connection()
-            raise
+            problem = config_error(err, "use the table")
+            if problem.transient:
+                raise
+            raise problem from err
 
     async def _copy_rows(self, conn: psycopg.AsyncConnection[Any], records: Sequence[ScoreRecord]) -> bool:
         """Stream the rows with ``COPY`` in one transaction; ``False`` (nothing written) if a row is
@@ -119,6 +160,76 @@ class PostgresSink:
 
     async def close(self) -> None:
         await self._drop_connection()
+
+
+def _import_psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError as err:
+        raise SinkConfigError(
+            f"PostgresSink needs psycopg 3, which cannot be imported ({err}): "
+            "pip install 'agentevals-core[postgres]'"
+        ) from err
+    return psycopg
+
+
+_CONNINFO = "fix the connection string (libpq key=value pairs or a postgresql:// URL)"
+_PASSWORD = "password= in the connection string, PGPASSWORD or ~/.pgpass"
+# (words the error has, more words it has, how to fix it): failures no retry fixes.
+_FIXES = (
+    (
+        'database "',
+        "does not exist",
+        "create the database (createdb NAME) or fix dbname in the connection string",
+    ),
+    (
+        'role "',
+        "does not exist",
+        "create the role (CREATE ROLE NAME LOGIN) or fix user in the connection string",
+    ),
+    ("password authentication failed", "", f"check the password ({_PASSWORD})"),
+    ("no password supplied", "", f"give a password ({_PASSWORD})"),
+    ("authentication failed", "", "check the user and credentials in the connection string"),
+    ("no pg_hba.conf entry", "", "allow this host, user and database in the server's pg_hba.conf"),
+    ("invalid connection option", "", _CONNINFO),
+    ("invalid uri", "", _CONNINFO),
+    ('missing "="', "", _CONNINFO),
+    ("does not support ssl", "", "match sslmode in the connection string to what the server supports"),
+)
+# SQLSTATE classes and codes: login refused (28), unknown database (3D), no privilege (42501), a table
+# of another shape (42703 undefined column, 42804 datatype mismatch, 42P10 no unique index on id).
+_STATE_FIXES = {
+    "28": "check the user and credentials in the connection string",
+    "3D": "create the database (createdb NAME) or fix dbname in the connection string",
+    "42501": "grant this role CREATE on the schema and INSERT on the table, or connect as another role",
+    "42703": "the table exists with other columns: pass another table= or drop it to have it re-created",
+    "42804": "the table exists with other column types: pass another table= or drop it to have it re-created",
+    "42P10": "the table has no unique id: pass another table= or drop it to have it re-created",
+}
+
+
+def config_error(error: BaseException, doing: str) -> SinkConfigError:
+    """``error`` (from psycopg) as a :class:`SinkConfigError` saying how to fix it; ``transient`` unless
+    it is one no retry fixes (unknown database or role, refused login, bad connection string, missing
+    privilege, a table of another shape)."""
+    text = str(error).strip()
+    lower = text.lower()
+    state = getattr(error, "sqlstate", None) or ""
+    fix = _STATE_FIXES.get(state) or _STATE_FIXES.get(state[:2])
+    if fix is None:
+        fix = next((f for a, b, f in _FIXES if a in lower and b in lower), None)
+    if fix is None and type(error).__name__ == "ProgrammingError" and doing == "connect":
+        fix = _CONNINFO
+    if fix is None:
+        hint = "is the server running and reachable at that host and port?" if doing == "connect" else ""
+        return SinkConfigError(f"PostgresSink cannot {doing}: {text}; {hint}".rstrip("; "), transient=True)
+    return SinkConfigError(f"PostgresSink cannot {doing}: {text}; {fix}")
+
+
+def _is_connect_error(error: BaseException) -> bool:
+    return type(error).__name__ in ("OperationalError", "ProgrammingError") and not getattr(
+        error, "sqlstate", None
+    )
 
 
 def _extract(index: int, kind: str) -> str:

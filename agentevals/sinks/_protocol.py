@@ -14,7 +14,13 @@ class Sink(Protocol):
 
     ``write`` may raise; the engine retries it with backoff and finally dead-letters the batch, so a
     sink needs no retry logic of its own. A batch may be re-sent after a failure, so writes should be
-    idempotent by record id where the store allows it (the SQL sinks are).
+    idempotent by record id where the store allows it (the SQL sinks are). A write error no retry can fix
+    (a :class:`~agentevals.sinks.SinkConfigError`, a missing module, a path that cannot be written)
+    dead-letters the batch at once.
+
+    A sink may also have a sync ``check()`` that verifies its configuration before any write (driver,
+    connection, table, path) and raises a ``ValueError`` saying how to fix it; every bundled sink has one,
+    and the engine and the CLI call it when it is there.
 
     >>> class PrintSink:
     ...     async def write(self, records): print(len(records))

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agentevals._result import ScoreRecord
-from agentevals.sinks._errors import PartialWriteError, really_cancelled
+from agentevals.sinks._errors import PartialWriteError, is_permanent, really_cancelled
 from agentevals.sinks._jsonl import append_lines
 from agentevals.sinks._protocol import Sink, sink_name
 from agentevals.sinks._row import record_to_json
@@ -85,7 +85,8 @@ async def write_with_retry(
     A plain loop, not a retry library: the first attempt is the hot path (one per batch) and costs
     only the call itself. Before attempt ``n + 1`` it waits ``initial * 2**(n - 1)``, capped at
     ``max_wait``; ``on_error`` sees every failed attempt. Any exception counts as a failed attempt,
-    ``BaseException`` too, except the cancellation of the calling task. The engine's sink writer
+    ``BaseException`` too, except the cancellation of the calling task; a permanent error
+    (:func:`~agentevals.sinks.is_permanent`) ends the attempts at once. The engine's sink writer
     does more (only the failed part of a partial write is retried, unstorable values are replaced,
     a record that fails alone is isolated from its batch).
     """
@@ -103,6 +104,8 @@ async def write_with_retry(
             error = err
         if on_error is not None:
             on_error(error)
+        if error is not None and is_permanent(error):
+            break
         if attempt < policy.attempts:
             await asyncio.sleep(policy.backoff(attempt))
     return error
@@ -120,9 +123,12 @@ class DeadLetter:
     def __init__(self, path: str | os.PathLike[str] = DEFAULT_DEAD_LETTER) -> None:
         self.path = Path(path)
         self._worker = WorkerThread("agentevals-deadletter")
+        self._reported: set[tuple[str, str]] = set()  # permanent failures already logged at ERROR
 
     async def write(self, records: Sequence[ScoreRecord], sink: Sink, error: BaseException) -> int:
-        """Append ``records`` (blocking I/O on a private thread); logs the path at WARNING.
+        """Append ``records`` (blocking I/O on a private thread); logs the path at WARNING, or, for a
+        permanent error (:func:`~agentevals.sinks.is_permanent`), at ERROR with the error's fix (once
+        per sink and error; later batches failing the same way at WARNING).
 
         A record that cannot be serialized is first made storable (:func:`sanitized`); one that still
         cannot is left out and logged. Returns how many were left out; raises if the file cannot be
@@ -143,16 +149,27 @@ class DeadLetter:
                 lines.append(line)
         if lines:
             await self._worker.run(lambda: append_lines(self.path, lines))
-            logger.warning(
-                "sink %s failed after retries (%s); %d record(s) written to dead-letter file %s "
-                "(re-send with agentevals.sinks.replay(%r, sink))",
-                name,
-                reason.encode("utf-8", "replace").decode("utf-8"),
-                len(lines),
-                self.path.resolve(),
-                str(self.path),
-            )
+            self._log(name, reason.encode("utf-8", "replace").decode("utf-8"), len(lines), error)
         return len(records) - len(lines)
+
+    def _log(self, name: str, reason: str, count: int, error: BaseException) -> None:
+        path, resend = self.path.resolve(), f"agentevals.sinks.replay({str(self.path)!r}, sink)"
+        if not is_permanent(error):
+            logger.warning(
+                "sink %s failed after retries (%s); %d record(s) written to dead-letter file %s (re-send "
+                "with %s)", name, reason, count, path, resend
+            )  # fmt: skip
+        elif (name, reason) in self._reported:
+            logger.warning(
+                "sink %s still cannot store records (%s, see the error above); %d record(s) written to "
+                "dead-letter file %s", name, reason, count, path
+            )  # fmt: skip
+        else:
+            self._reported.add((name, reason))
+            logger.error(
+                "sink %s cannot store records and was not retried: %s. Fix that, then re-send the %d "
+                "record(s) written to dead-letter file %s with %s", name, reason, count, path, resend
+            )  # fmt: skip
 
     def close(self) -> None:
         self._worker.stop()

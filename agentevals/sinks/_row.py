@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic_core import to_json, to_jsonable_python
 
-from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
+from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult, ScoreSkipped
 
 TABLE = "agentevals_scores"
 
@@ -55,6 +55,10 @@ JSON_COLUMNS: frozenset[str] = frozenset(name for name, kind in SCHEMA if kind =
 INDEXED: tuple[str, ...] = ("scorer_id", "run_id", "created_at")
 #: The ``metadata`` key under which a stored row lists the values replaced to store it.
 SANITIZED_KEY = "agentevals_sanitized"
+#: The ``metadata`` keys of a skipped record's row (no column yet): ``"skipped"`` and its short reason
+#: (``"no_ground_truth"``); ``reason`` holds the readable one. Other rows: ``error_type`` tells failed.
+OUTCOME_KEY = "agentevals_outcome"
+SKIP_REASON_KEY = "agentevals_skip_reason"
 
 
 def jsonable(value: Any) -> Any:
@@ -118,6 +122,9 @@ def row_values(
     error: tuple[Any, ...] = (None, None, None)
     if isinstance(record, ScoreFailure):
         error = (f["error_type"], f["error_message"], f["failed_step"])
+    metadata = f["metadata"] if not f["sanitized"] else {**f["metadata"], SANITIZED_KEY: f["sanitized"]}
+    if isinstance(record, ScoreSkipped):
+        metadata = {**metadata, OUTCOME_KEY: "skipped", SKIP_REASON_KEY: f["skip_reason"]}
     return (
         _hash_id(f["scorer_id"], f["run_id"], f["created_at"]),
         timestamp(f["created_at"]),
@@ -143,7 +150,7 @@ def row_values(
         *judge_usage(f["judge_calls"]),
         finite(f["duration_ms"]),
         *error,
-        encode(f["metadata"] if not f["sanitized"] else {**f["metadata"], SANITIZED_KEY: f["sanitized"]}),
+        encode(metadata),
     )
 
 
@@ -181,7 +188,7 @@ def _unchanged(value: Any) -> Any:
 def record_to_json(record: ScoreRecord) -> dict[str, Any]:
     """The whole record as JSON data (judge calls included), readable back by :func:`record_from_json`."""
     data: dict[str, Any] = jsonable(record)
-    data["record_type"] = "failure" if isinstance(record, ScoreFailure) else "result"
+    data["record_type"] = {"failed": "failure", "skipped": "skipped"}.get(record.outcome, "result")
     return data
 
 
@@ -190,4 +197,6 @@ def record_from_json(data: Mapping[str, Any]) -> ScoreRecord:
     fields = {k: v for k, v in data.items() if k != "record_type"}
     if data.get("record_type") == "failure" or fields.get("error_type"):
         return ScoreFailure.model_validate(fields)
+    if data.get("record_type") == "skipped" or fields.get("skip_reason"):
+        return ScoreSkipped.model_validate(fields)
     return ScoreResult.model_validate(fields)

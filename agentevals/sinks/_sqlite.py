@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agentevals._result import ScoreRecord
+from agentevals.sinks._errors import SinkConfigError, is_permanent
 from agentevals.sinks._row import COLUMNS, INDEXED, SCHEMA, TABLE, row_json, sql_row
 from agentevals.sinks._thread import Handoff, WorkerThread
 
@@ -76,20 +77,74 @@ class SQLiteSink:
         self._worker = WorkerThread(f"agentevals-sink-sqlite-{self.path.name}")
         self._inserter = Handoff(f"agentevals-sink-sqlite-insert-{self.path.name}")
 
+    def check(self) -> None:
+        """Verify the configuration before any write: the file can be created or opened and written,
+        and the table exists with the expected columns or can be created. Raises
+        :class:`~agentevals.sinks.SinkConfigError` saying how to fix it.
+
+        >>> import tempfile, pathlib
+        >>> SQLiteSink(pathlib.Path(tempfile.mkdtemp()) / "scores.db").check()
+        """
+        conn = self._open(timeout=2.0)
+        try:
+            found = {row[1] for row in conn.execute(f"PRAGMA table_info({self.table})")}
+            missing = [column for column in COLUMNS if column not in found]
+            if missing:
+                raise SinkConfigError(
+                    f"SQLiteSink: table {self.table!r} in {self.path} exists without the column(s) "
+                    f"{', '.join(missing)}: it was made by something else; pass another table= or path"
+                )
+            try:
+                conn.execute("BEGIN IMMEDIATE")  # takes the write lock: the file is writable
+                conn.execute("ROLLBACK")
+            except sqlite3.OperationalError as err:
+                if is_permanent(err):
+                    raise self._config_error(err) from err
+                # Busy or locked: another writer holds it now, which a retry waits out.
+        finally:
+            conn.close()
+
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
+            self._conn = self._open()
+        return self._conn
+
+    def _open(self, timeout: float = 30.0) -> sqlite3.Connection:
+        """A configured connection with the table created; a :class:`SinkConfigError` if the file can
+        never be written (other errors are raised as they are, for a retry)."""
+        try:
             if self.path.parent != Path():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             # Used by the sink's thread and the inserting thread, never by both at once.
-            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0, check_same_thread=False)
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=timeout, check_same_thread=False)
+        except (OSError, sqlite3.Error) as err:
+            if not is_permanent(err):
+                raise
+            raise self._config_error(err) from err
+        try:
             conn.execute("PRAGMA page_size=16384")  # new files only: far fewer page splits than 4 KiB
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: keeps the indexes' hot pages cached
             conn.execute("PRAGMA wal_autocheckpoint=2500")  # fewer, larger checkpoints (WAL <= ~40 MiB)
             conn.executescript(create_table_sql(self.table))
-            self._conn = conn
-        return self._conn
+        except BaseException as err:
+            conn.close()
+            if isinstance(err, sqlite3.Error) and is_permanent(err):
+                raise self._config_error(err) from err
+            if isinstance(err, sqlite3.OperationalError) and "no such column" in str(err):
+                raise SinkConfigError(
+                    f"SQLiteSink: table {self.table!r} in {self.path} exists with other columns ({err}): "
+                    "it was made by something else; pass another table= or path"
+                ) from err
+            raise
+        return conn
+
+    def _config_error(self, error: BaseException) -> SinkConfigError:
+        return SinkConfigError(
+            f"SQLiteSink cannot write {str(self.path)!r}: {type(error).__name__}: {error}; pass a path in "
+            "a directory this process can write (e.g. SQLiteSink('agentevals.db')), or fix its permissions"
+        )
 
     def _write_records(self, records: Sequence[ScoreRecord]) -> None:
         # Runs on the sink's thread, so the engine's loop stays free for scoring.
