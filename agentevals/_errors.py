@@ -2,6 +2,7 @@
 
     AgentEvalsError                 base of everything raised by agentevals
     ├── ScorerError                 a scorer step failed (names the scorer and the step; the cause is chained)
+    │   └── ScorerSkipped           a step skipped the run: a required input is absent (``SkipRun``)
     ├── RunBuildError               an integration could not build the Run of a finished agent run
     └── JudgeError                  an LLM judge call failed after its retries (carries the attempt count)
         └── JudgeOutputError        the judge replied, but not with valid JSON for the step's schema
@@ -71,6 +72,32 @@ class ScorerError(AgentEvalsError):
         self.completed = dict(completed or {})
         self.prompts = dict(prompts or {})
         self.judge_calls = list(judge_calls or [])
+
+
+class ScorerSkipped(ScorerError):
+    """A step raised :class:`~agentevals.steps.SkipRun`: the run lacks an input the scorer needs (ground
+    truth, context...). Not a failure: the engine and ``run_evals`` turn it into a skipped record.
+
+    ``skip_reason`` is the machine-readable reason (``"no_ground_truth"``), ``message`` the readable one.
+    """
+
+    def __init__(
+        self,
+        scorer_id: str,
+        step: str,
+        message: str,
+        *,
+        skip_reason: str,
+        completed: dict[str, Any] | None = None,
+        prompts: dict[str, str] | None = None,
+        judge_calls: list[JudgeCall] | None = None,
+    ) -> None:
+        super().__init__(
+            scorer_id, step, message, completed=completed, prompts=prompts, judge_calls=judge_calls
+        )
+        self.args = (f"scorer {scorer_id!r} skipped the run in step {step!r}: {message}",)
+        self.message = message
+        self.skip_reason = skip_reason
 
 
 class RunBuildError(AgentEvalsError):

@@ -1,4 +1,5 @@
-"""Score records: what a scorer produced for a run (``ScoreResult``), or why it failed (``ScoreFailure``)."""
+"""Score records: what a scorer produced for a run (``ScoreResult``), why it failed (``ScoreFailure``), or
+why it did not score it (``ScoreSkipped``). Each says which in ``outcome``."""
 
 from __future__ import annotations
 
@@ -88,6 +89,9 @@ class _ScoreRecord(BaseModel):
         return sum(costs) if costs else None
 
 
+Outcome = Literal["scored", "failed", "skipped"]
+
+
 class ScoreResult(_ScoreRecord):
     """A scorer's result for one run: the score, the reason, every step's result and every prompt sent."""
 
@@ -97,6 +101,11 @@ class ScoreResult(_ScoreRecord):
     @property
     def ok(self) -> bool:
         return True
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def outcome(self) -> Literal["scored"]:
+        return "scored"
 
 
 class ScoreFailure(_ScoreRecord):
@@ -112,8 +121,39 @@ class ScoreFailure(_ScoreRecord):
     def ok(self) -> bool:
         return False
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def outcome(self) -> Literal["failed"]:
+        return "failed"
 
-ScoreRecord = ScoreResult | ScoreFailure
+
+class ScoreSkipped(_ScoreRecord):
+    """A scorer did not score a run: an input it needs is absent (a step raised
+    :class:`~agentevals.steps.SkipRun`), or the run failed and the scorer does not score failed runs.
+
+    Not an error (``ok`` is true, it is counted as skipped, not failed), and there is no score.
+    ``skip_reason`` is a short code (``"no_ground_truth"``, ``"no_context"``, ``"run_failed"``),
+    ``reason`` the readable explanation, ``skipped_step`` the step that skipped (``None``: the engine).
+    Stored rows carry ``metadata["agentevals_outcome"] == "skipped"`` and
+    ``metadata["agentevals_skip_reason"]``.
+    """
+
+    skip_reason: str
+    reason: str
+    skipped_step: str | None = None
+    score: None = None
+
+    @property
+    def ok(self) -> bool:
+        return True
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def outcome(self) -> Literal["skipped"]:
+        return "skipped"
+
+
+ScoreRecord = ScoreResult | ScoreFailure | ScoreSkipped
 
 
 def run_fields(run: Any) -> dict[str, Any]:

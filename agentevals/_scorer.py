@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from agentevals._errors import JudgeError, ScorerError
+from agentevals._errors import JudgeError, ScorerError, ScorerSkipped
 from agentevals._judge._judge import Judge
 from agentevals._result import JudgeCall, ScoreResult, run_fields
 from agentevals._run import Run, coerce_run
@@ -20,6 +20,7 @@ from agentevals._steps import (
     STEP_ORDER,
     ScoreOutput,
     SkipJudge,
+    SkipRun,
     Step,
     StepName,
     StepResults,
@@ -177,7 +178,8 @@ class Scorer:
     async def run(self, run: Run | Mapping[str, Any] | None = None, /, **fields: Any) -> ScoreResult:
         """Score one run, given as a :class:`Run` or as its fields (``input=``, ``output=``, ...).
 
-        Raises :class:`ScorerError` naming the failed step, with the original exception chained.
+        Raises :class:`ScorerError` naming the failed step, with the original exception chained
+        (:class:`~agentevals.errors.ScorerSkipped` when a step skipped the run: ``SkipRun``).
         """
         return await self.score(coerce_run(run, fields))
 
@@ -210,6 +212,16 @@ class Scorer:
                     self._store(step.name, value, execution)
                 except ScorerError:
                     raise
+                except SkipRun as skip:
+                    raise ScorerSkipped(
+                        self.id,
+                        step.name,
+                        skip.message,
+                        skip_reason=skip.reason,
+                        completed=_completed(execution),
+                        prompts=execution.prompts,
+                        judge_calls=execution.judge_calls,
+                    ) from skip
                 except Exception as err:
                     raise self._step_error(step, err, execution) from err
                 finally:

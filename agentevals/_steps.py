@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from agentevals._errors import AgentEvalsError
 from agentevals._judge._judge import Judge
 
 StepName = Literal["preprocess", "analyze", "generate_score", "generate_reason"]
@@ -33,6 +34,35 @@ class SkipJudge:
     """
 
     value: Any
+
+
+class SkipRun(AgentEvalsError):
+    """Raise from a step when the run lacks an input the scorer needs: the run is *skipped*, not failed.
+
+    ``message`` says what is missing (it becomes the record's ``reason``); ``reason`` is a short
+    machine-readable code (the record's ``skip_reason``), e.g. ``"no_ground_truth"``, ``"no_context"``.
+    Live scoring writes a skipped record and counts it per scorer (``stats().skipped_by_scorer``);
+    ``run_evals`` counts it in the scorer's ``skipped``, outside its mean and its errors. Called
+    directly, :meth:`Scorer.run` raises :class:`~agentevals.errors.ScorerSkipped`.
+
+    >>> from agentevals import create_scorer
+    >>> def exact(run, **_):
+    ...     if run.ground_truth is None:
+    ...         raise SkipRun("the run has no ground truth", reason="no_ground_truth")
+    ...     return float(run.output_text == run.ground_truth)
+    >>> scorer = create_scorer(id="exact").generate_score(exact)
+    >>> scorer.run_sync(input="2+2?", output="4", ground_truth="4").score
+    1.0
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        if not isinstance(reason, str) or not reason:
+            raise ValueError(
+                f"SkipRun needs a short reason code, e.g. reason='no_ground_truth'; got {reason!r}"
+            )
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
 
 
 class ScoreOutput(BaseModel):

@@ -1,5 +1,19 @@
 """Every exception agentevals raises (the hierarchy is drawn in :mod:`agentevals._errors`)."""
 
-from agentevals._errors import AgentEvalsError, JudgeError, JudgeOutputError, RunBuildError, ScorerError
+from agentevals._errors import (
+    AgentEvalsError,
+    JudgeError,
+    JudgeOutputError,
+    RunBuildError,
+    ScorerError,
+    ScorerSkipped,
+)
 
-__all__ = ["AgentEvalsError", "JudgeError", "JudgeOutputError", "RunBuildError", "ScorerError"]
+__all__ = [
+    "AgentEvalsError",
+    "JudgeError",
+    "JudgeOutputError",
+    "RunBuildError",
+    "ScorerError",
+    "ScorerSkipped",
+]

@@ -21,6 +21,7 @@ from agentevals._engine._config import ScorerEntry, check_timeout
 from agentevals._engine._signals import SigtermFlush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, FlushReport, percentile, report_since
+from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._retry import DeadLetter
 
 logger = logging.getLogger("agentevals.engine")
@@ -41,6 +42,7 @@ class EngineControl:
     _counts: dict[str, int]
     _sampled: list[int]
     _done: dict[str, int]
+    _skipped_by: dict[str, int]
     _latencies: deque[float]
     _pending_pairs: int
     _scoring: int
@@ -62,7 +64,8 @@ class EngineControl:
 
     def _on_sink_error(self, error: BaseException) -> None:
         self._done["sink_errors"] += 1
-        logger.info("agentevals: a sink write failed (will retry): %s: %s", type(error).__name__, error)
+        retry = "not retried, it cannot succeed" if is_permanent(error) else "will retry"
+        logger.info("agentevals: a sink write failed (%s): %s: %s", retry, type(error).__name__, error)
 
     def _on_dead_letter(self, dead_lettered: int, lost: int) -> None:
         self._done["dead_lettered"] += dead_lettered
@@ -266,6 +269,7 @@ class EngineControl:
             queued = len(self._queue)
             sampled = {key: self._sampled[i] for i, key in enumerate(self._entries)}
         done = dict(self._done)  # one C-level copy: consistent with itself
+        skipped_by = dict(self._skipped_by)
         latencies = list(self._latencies)
         latencies.sort()
         scoring, buffered = self._scoring, sum(w.pending for w in self._workers)
@@ -285,4 +289,5 @@ class EngineControl:
             latency_ms_p95=percentile(latencies, 0.95),
             latency_ms_p99=percentile(latencies, 0.99),
             sampled=sampled,
+            skipped_by_scorer=skipped_by,
         )

@@ -21,7 +21,7 @@ from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._errors import RunBuildError
 from agentevals._failure import failure_record
-from agentevals._result import ScoreFailure, ScoreRecord
+from agentevals._result import ScoreRecord
 from agentevals._run import Run
 from agentevals._sampling import sample_point
 from agentevals._sync import background_loop
@@ -173,8 +173,10 @@ class ScoringEngine(EngineControl):
         self._sampled = [0] * len(self._all)
         # Counters written only on the engine's loop: no lock (stats() copies them whole).
         self._done = dict.fromkeys(
-            ("scored", "failed", "finished", "abandoned", "sink_errors", "dead_lettered", "lost"), 0
+            ("scored", "failed", "skipped", "finished", "abandoned", "sink_errors", "dead_lettered", "lost"),
+            0,
         )
+        self._skipped_by = dict.fromkeys(self._entries, 0)
         self._latencies = deque(maxlen=10_000)
         self._pending_pairs = 0
         self._scoring = 0  # runs taken from the queue, not finished or abandoned yet
@@ -519,7 +521,10 @@ class ScoringEngine(EngineControl):
         """``record`` finalized (entity, redaction) and counted in the stats."""
         record = finalize(record, run.entity or self.entity, self.redact)
         self._latencies.append((time.perf_counter() - submitted_at) * 1000)
-        self._done["failed" if isinstance(record, ScoreFailure) else "scored"] += 1
+        outcome = record.outcome
+        self._done[outcome] += 1
+        if outcome == "skipped":
+            self._skipped_by[record.scorer_id] = self._skipped_by.get(record.scorer_id, 0) + 1
         return record
 
     async def _deliver(self, record: ScoreRecord, run: Run, submitted_at: float) -> None:

@@ -8,8 +8,8 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
-from agentevals._failure import failure_record
-from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult
+from agentevals._failure import error_record
+from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult, ScoreSkipped
 from agentevals._run import Run
 from agentevals._scorer import Scorer
 from agentevals.sinks._errors import really_cancelled
@@ -20,7 +20,8 @@ Redactor = Callable[[ScoreRecord], ScoreRecord]
 async def score_once(
     run: Run, scorer: Scorer, timeout: float | None, concurrency: asyncio.Semaphore
 ) -> ScoreRecord:
-    """The scorer's result, or a ``ScoreFailure`` when it raises or exceeds ``timeout`` seconds."""
+    """The scorer's result, a ``ScoreSkipped`` when a step skips the run, or a ``ScoreFailure`` when it
+    raises or exceeds ``timeout`` seconds."""
     async with concurrency:
         return await _guarded(scorer.score(run, source="live"), run, scorer, timeout, time.perf_counter())
 
@@ -64,8 +65,8 @@ async def _guarded(
     return _failure(run, scorer, error, started)
 
 
-def _failure(run: Run, scorer: Scorer, error: BaseException, started: float) -> ScoreFailure:
-    return failure_record(
+def _failure(run: Run, scorer: Scorer, error: BaseException, started: float) -> ScoreFailure | ScoreSkipped:
+    return error_record(
         scorer_id=scorer.id,
         scorer_name=scorer.name,
         run=run,
@@ -115,7 +116,7 @@ def finalize(record: ScoreRecord, entity: str | None, redact: Redactor | None) -
         return record
     try:
         redacted = redact(record)
-        if not isinstance(redacted, ScoreResult | ScoreFailure):
+        if not isinstance(redacted, ScoreResult | ScoreFailure | ScoreSkipped):
             raise TypeError(f"redact must return a ScoreRecord, got {type(redacted).__name__}")
         return redacted
     except BaseException as err:  # runs on the engine's thread: no KeyboardInterrupt is meant for it

@@ -20,7 +20,9 @@ class EngineStats:
     ``dropped`` is ``dropped_overflow + dropped_evicted + dropped_shutdown``.
 
     Records (one per run and sampled scorer): ``records`` = ``scored`` (results) + ``failed`` (error
-    records: raised, timed out, run could not be built). Each record goes to every sink, and each copy
+    records: raised, timed out, run could not be built) + ``skipped`` (an input the scorer needs was
+    absent, or the run failed and the scorer does not score failed runs; per scorer in
+    ``skipped_by_scorer``). Each record goes to every sink, and each copy
     ends as ``written[sink]``, ``dead_lettered`` (appended to the dead-letter file), ``lost`` (not even
     that worked) or is still ``buffered``: ``records * len(written)`` = ``sum(written.values())`` +
     ``dead_lettered`` + ``lost`` + ``buffered``. ``sink_errors`` counts failed write attempts (retried).
@@ -42,6 +44,7 @@ class EngineStats:
     abandoned: int = 0
     scored: int = 0
     failed: int = 0
+    skipped: int = 0
     written: dict[str, int] = field(default_factory=dict)
     buffered: int = 0
     sink_errors: int = 0
@@ -51,11 +54,12 @@ class EngineStats:
     latency_ms_p95: float | None = None
     latency_ms_p99: float | None = None
     sampled: dict[str, int] = field(default_factory=dict)
+    skipped_by_scorer: dict[str, int] = field(default_factory=dict)
 
     @property
     def records(self) -> int:
-        """Records produced: ``scored + failed``."""
-        return self.scored + self.failed
+        """Records produced: ``scored + failed + skipped``."""
+        return self.scored + self.failed + self.skipped
 
     def unbalanced(self) -> list[str]:
         """The accounting equations above that do not hold, as text (empty when every run and every
@@ -75,6 +79,10 @@ class EngineStats:
         if self.accepted != ended:
             problems.append(f"accepted {self.accepted} != finished + evicted + abandoned + queued + "
                             f"scoring = {ended}")  # fmt: skip
+        if self.skipped != sum(self.skipped_by_scorer.values()):
+            problems.append(
+                f"skipped {self.skipped} != sum(skipped_by_scorer) = {sum(self.skipped_by_scorer.values())}"
+            )
         copies = self.records * len(self.written)
         stored = sum(self.written.values()) + self.dead_lettered + self.lost + self.buffered
         if copies != stored:
@@ -102,6 +110,7 @@ class FlushReport:
     completed: bool
     scored: int = 0
     failed: int = 0
+    skipped: int = 0
     written: int = 0
     dead_lettered: int = 0
     lost: int = 0
@@ -113,7 +122,7 @@ class FlushReport:
         return self.completed and not (self.dead_lettered or self.lost or self.abandoned)
 
 
-REPORTED = ("scored", "failed", "written", "dead_lettered", "lost", "dropped", "abandoned")
+REPORTED = ("scored", "failed", "skipped", "written", "dead_lettered", "lost", "dropped", "abandoned")
 
 
 def report_since(

@@ -96,7 +96,7 @@ def build_report(
         where, params = _filters(since, source)
         query = _Query(conn, table, where, params)
         total, failures = conn.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(score IS NULL), 0) FROM {table}{where}", params
+            f"SELECT COUNT(*), COALESCE(SUM(error_type IS NOT NULL), 0) FROM {table}{where}", params
         ).fetchone()
         return Report(
             db=str(path),
@@ -132,7 +132,9 @@ class _Query:
         exprs = ", ".join(f"{expr} AS {name}" for name, expr in keys.items())
         names = ", ".join(keys)
         sql = (
-            f"SELECT {exprs}, COUNT(*), COALESCE(SUM(score IS NULL), 0), AVG(score), AVG(score * score), "
+            # Failures have an error_type; skipped rows (no score, no error) are neither scores nor errors.
+            f"SELECT {exprs}, COUNT(*), COALESCE(SUM(error_type IS NOT NULL), 0), COUNT(score), AVG(score), "
+            f"AVG(score * score), "
             f"MIN(score), MAX(score), SUM(cost_usd), COALESCE(SUM(prompt_tokens), 0) "
             f"+ COALESCE(SUM(completion_tokens), 0) FROM {self.table}{self.where} "
             f"GROUP BY {names} ORDER BY {names}"
@@ -141,14 +143,14 @@ class _Query:
         out = []
         for row in self.conn.execute(sql, self.params):
             key = {name: row[i] for i, name in enumerate(keys)}
-            count, failures, mean, mean_sq, low, high, cost, tokens = row[len(keys) :]
+            count, failures, scores, mean, mean_sq, low, high, cost, tokens = row[len(keys) :]
             out.append(
                 Group(
                     key=key,
                     count=count,
                     failures=failures,
                     mean=mean,
-                    stdev=_stdev(mean, mean_sq, count - failures),
+                    stdev=_stdev(mean, mean_sq, scores),
                     min=low,
                     max=high,
                     cost_usd=cost,
@@ -160,7 +162,8 @@ class _Query:
 
     def _top_errors(self, keys: dict[str, str]) -> dict[tuple[Any, ...], str]:
         exprs = ", ".join(keys.values())
-        where = f"{self.where} AND score IS NULL" if self.where else " WHERE score IS NULL"
+        failed = "error_type IS NOT NULL"
+        where = f"{self.where} AND {failed}" if self.where else f" WHERE {failed}"
         sql = (
             f"SELECT {exprs}, COALESCE(error_type, 'error'), COUNT(*) AS n FROM {self.table}{where} "
             f"GROUP BY {exprs}, error_type ORDER BY n DESC"

@@ -18,7 +18,7 @@ from agentevals._evals._data import EvalItem, load_items
 from agentevals._evals._progress import ProgressBar
 from agentevals._evals._summary import EvalResult, ItemResult, item_passed, summarize
 from agentevals._evals._targets import StepCapture, TargetOutput, call_target, check_target, target_name
-from agentevals._failure import failure_record
+from agentevals._failure import error_record, failure_record
 from agentevals._result import ScoreRecord, utc_now
 from agentevals._run import Run, new_run_id
 from agentevals._sync import background_loop, run_soon
@@ -253,9 +253,9 @@ class _Runner:
         else:
             try:
                 record = await scorer.run(run)
-            except Exception as err:
+            except Exception as err:  # a skip (``SkipRun``) becomes a skipped record, the rest errors
                 duration_ms = (time.perf_counter() - started) * 1000
-                record = failure_record(
+                record = error_record(
                     scorer_id=scorer.id, scorer_name=scorer.name, run=run, error=err, duration_ms=duration_ms
                 )
         return spec.key, record.model_copy(update={"metadata": {**record.metadata, **meta}})

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from agentevals._evals._config import ScorerPlan, ScorerSpec, Threshold
 from agentevals._evals._data import EvalItem
-from agentevals._result import ScoreFailure, ScoreRecord
+from agentevals._result import ScoreFailure, ScoreRecord, ScoreSkipped
 from agentevals._run import Run
 
 Verdict = Literal["passed", "below_threshold", "errored"]
@@ -48,7 +48,7 @@ class ItemResult:
 
     @property
     def scores(self) -> dict[str, float | None]:
-        """Each scorer's score (``None`` when it failed)."""
+        """Each scorer's score (``None`` when it failed or skipped the run)."""
         return {key: record.score for key, record in self.results.items()}
 
     @property
@@ -76,7 +76,9 @@ class ScorerStats:
     ``repeat_stdev`` is the mean per-item standard deviation across repeats (how repeatable scores are);
     ``pass_rate`` is the share of item runs whose score met the threshold (a failed run does not pass);
     ``passed`` says whether the mean met the threshold (``None`` without a threshold). A gate must average
-    exactly 1.0 and counts a failed run as 0.
+    exactly 1.0 and counts a failed run as 0. ``skipped`` counts the item runs the scorer skipped (an
+    input it needs was absent, e.g. no ground truth): they are neither scores nor errors, and stay out of
+    the mean, the pass rate and the gate.
     """
 
     key: str
@@ -94,6 +96,7 @@ class ScorerStats:
     pass_rate: float | None = None
     passed: bool | None = None
     gate: bool = False
+    skipped: int = 0
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,8 @@ class EvalResult:
 
 
 def item_passed(results: dict[str, ScoreRecord], plan: ScorerPlan, error: str | None) -> bool:
-    """An item run passes when nothing failed and every thresholded score met its threshold."""
+    """An item run passes when nothing failed and every thresholded score met its threshold (a skipped
+    scorer neither passes nor fails it)."""
     if error is not None:
         return False
     for spec in plan.specs:
@@ -156,6 +160,8 @@ def item_passed(results: dict[str, ScoreRecord], plan: ScorerPlan, error: str | 
             continue  # a step that did not run in this item
         if isinstance(record, ScoreFailure):
             return False
+        if isinstance(record, ScoreSkipped):
+            continue
         if spec.threshold is not None and not spec.threshold.check(record.score):
             return False
     return True
@@ -180,7 +186,7 @@ def summarize(
         f"step {spec.step!r} never ran, so {spec.scorer.id!r} scored nothing; "
         f"steps seen: {sorted(seen_steps)}"
         for spec in plan.steps
-        if stats[spec.key].count == 0 and stats[spec.key].errors == 0
+        if stats[spec.key].count == 0 and stats[spec.key].errors == 0 and stats[spec.key].skipped == 0
     )
     summary = EvalSummary(
         total_items=total_items,
@@ -204,7 +210,8 @@ def summarize(
 
 
 def _stats(spec: ScorerSpec, items: list[ItemResult]) -> ScorerStats:
-    records = [r for i in items if (r := i.results.get(spec.key)) is not None]
+    every = [r for i in items if (r := i.results.get(spec.key)) is not None]
+    records = [r for r in every if not isinstance(r, ScoreSkipped)]  # skipped: neither scored nor failed
     scores = [r.score for r in records if r.score is not None]
     errors = len(records) - len(scores)
     mean = statistics.fmean(scores) if scores else None
@@ -233,6 +240,7 @@ def _stats(spec: ScorerSpec, items: list[ItemResult]) -> ScorerStats:
         pass_rate=pass_rate,
         passed=passed,
         gate=spec.gate,
+        skipped=len(every) - len(records),
     )
 
 

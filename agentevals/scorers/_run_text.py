@@ -11,26 +11,29 @@ output raises a clear error instead of being read as an empty text.
 from __future__ import annotations
 
 from agentevals._run import Run
+from agentevals._steps import SkipRun
 
 _SEPARATOR = ", "
 
 
 def input_text(run: Run, scorer_id: str) -> str:
-    """The joined input text; raises ``ValueError`` when the run has no input."""
+    """The joined input text; raises ``SkipRun`` (reason ``no_input``) when the run has no input."""
     if run.input is None:
-        raise ValueError(
+        raise SkipRun(
             f"{scorer_id} compares the output with the input, but run.input is None; "
-            "pass input= (an empty string is scored as an empty text)"
+            "pass input= (an empty string is scored as an empty text)",
+            reason="no_input",
         )
     return _SEPARATOR.join(m.content for m in run.input_messages if m.content)
 
 
 def output_text(run: Run, scorer_id: str) -> str:
-    """The joined output text; raises ``ValueError`` when the run has no output."""
+    """The joined output text; raises ``SkipRun`` (reason ``no_output``) when the run has no output."""
     if run.output is None:
-        raise ValueError(
+        raise SkipRun(
             f"{scorer_id} needs the agent's output, but run.output is None; "
-            "pass output= (an empty string is scored as an empty text)"
+            "pass output= (an empty string is scored as an empty text)",
+            reason="no_output",
         )
     return _SEPARATOR.join(m.content for m in run.output_messages if m.role != "tool" and m.content)
 
@@ -38,5 +41,7 @@ def output_text(run: Run, scorer_id: str) -> str:
 def assistant_text(run: Run, separator: str) -> str:
     """The text of the output's assistant messages joined with ``separator`` (quick checks)."""
     if run.output is None:
-        raise ValueError("this check reads the agent's output, but run.output is None; pass output=")
+        raise SkipRun(
+            "this check reads the agent's output, but run.output is None; pass output=", reason="no_output"
+        )
     return separator.join(m.content for m in run.output_messages if m.role == "assistant")

@@ -110,6 +110,8 @@ def _describe(item: ItemResult) -> str:
     for key, record in item.results.items():
         if isinstance(record, ScoreFailure):
             parts.append(f"      {key}: error {record.error_type}: {record.error_message}")
+        elif record.score is None:  # skipped
+            parts.append(f"      {key}: skipped ({record.reason})")
         else:
             reason = f" - {record.reason}" if record.reason else ""
             parts.append(f"      {key}: {record.score:.3f}{reason}")

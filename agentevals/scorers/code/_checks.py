@@ -17,7 +17,7 @@ from typing import Any
 from agentevals._messages import Message
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import StepResults
+from agentevals._steps import SkipRun, StepResults
 from agentevals.scorers._canonical import comparable
 from agentevals.scorers._run_text import assistant_text
 from agentevals.scorers._text import dice_similarity
@@ -81,7 +81,10 @@ def _texts(run: Run, separator: str, target: Any) -> tuple[str, str]:
 
 def _tools(run: Run) -> list[str]:
     if run.output is None:
-        raise ValueError("this check reads the agent's tool calls, but run.output is None; pass output=")
+        raise SkipRun(
+            "this check reads the agent's tool calls, but run.output is None; pass output=",
+            reason="no_output",
+        )
     return extract_tool_calls(run.output).tools
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import StepResults
+from agentevals._steps import SkipRun, StepResults
 from agentevals.scorers._run_text import input_text, output_text
 from agentevals.scorers._text import coverage, extract_elements, missing_elements
 
@@ -16,9 +16,10 @@ _REASON_LIMIT = 10
 
 def _preprocess(run: Run) -> dict[str, Any]:
     if run.input is None or run.output is None:
-        raise ValueError(
+        raise SkipRun(
             "Inputs cannot be null or undefined: the completeness scorer needs run.input and "
-            "run.output (an empty string is scored as an empty text)"
+            "run.output (an empty string is scored as an empty text)",
+            reason="no_input" if run.input is None else "no_output",
         )
     inputs = extract_elements(input_text(run, _ID).strip())
     outputs = extract_elements(output_text(run, _ID).strip())

@@ -16,6 +16,7 @@ from rapidfuzz.distance import Levenshtein
 
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
+from agentevals._steps import SkipRun
 from agentevals.scorers._canonical import canonical_text, comparable, output_value
 from agentevals.scorers._text.bounded import bounded_distance
 
@@ -23,7 +24,9 @@ from agentevals.scorers._text.bounded import bounded_distance
 def _texts(run: Run, scorer: str) -> tuple[str, str]:
     """``(output, expected)`` in one canonical form."""
     if run.ground_truth is None:
-        raise ValueError(f"{scorer} compares the output with ground_truth, but the run has none")
+        raise SkipRun(
+            f"{scorer} compares the output with ground_truth, but the run has none", reason="no_ground_truth"
+        )
     return comparable(output_value(run, scorer), run.ground_truth)
 
 
@@ -159,7 +162,9 @@ def create_levenshtein_scorer() -> Scorer:
 
 def _json_match(run: Run) -> dict[str, Any]:
     if run.ground_truth is None:
-        raise ValueError("json_match compares the output with ground_truth, but the run has none")
+        raise SkipRun(
+            "json_match compares the output with ground_truth, but the run has none", reason="no_ground_truth"
+        )
     actual = output_value(run, "json_match")
     if isinstance(actual, str):
         try:

@@ -7,7 +7,7 @@ from typing import Any
 
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import StepResults
+from agentevals._steps import SkipRun, StepResults
 from agentevals.scorers._args_match import ArgsMatch, ToolArgsMatch, match_args, resolve_tool_args_match
 from agentevals.utils import extract_tool_calls
 
@@ -117,7 +117,10 @@ def create_tool_call_accuracy_scorer_code(
 
     def preprocess(run: Run) -> dict[str, Any]:
         if not run.input_messages or run.output is None or run.output == [] or run.output == "":
-            raise ValueError("Input and output messages cannot be null or empty")
+            raise SkipRun(
+                "Input and output messages cannot be null or empty",
+                reason="no_input" if not run.input_messages else "no_output",
+            )
         tools, infos = extract_tool_calls(run.output)
         messages = run.output_messages
         calls = [

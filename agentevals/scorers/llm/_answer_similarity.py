@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, StepResults
+from agentevals._steps import PromptStep, SkipRun, StepResults
 from agentevals.scorers.llm._common import (
     as_text,
     check_number,
@@ -96,7 +96,8 @@ def create_answer_similarity_scorer(
     half of it (partial) or ``-missing_penalty`` (missing); the sum is divided by
     ``units × (1 + exact_match_bonus)``, then each contradiction subtracts ``contradiction_penalty`` and
     extra information subtracts ``extra_info_penalty`` each (at most 0.2); clamped to [0, 1], × scale.
-    A run without ground truth is an error unless ``require_ground_truth=False`` (then it scores 0).
+    A run without ground truth is skipped (``no_ground_truth``) unless ``require_ground_truth=False``
+    (then it scores 0).
 
     >>> create_answer_similarity_scorer("openai/gpt-4o-mini", semantic_threshold=0.7).id
     'answer_similarity'
@@ -107,9 +108,10 @@ def create_answer_similarity_scorer(
     def units_prompt(run: Run) -> str:
         truth = _ground_truth(run)
         if not truth and opts.require_ground_truth:
-            raise ValueError(
+            raise SkipRun(
                 "answer similarity needs run.ground_truth (the expected answer); add it to the run or "
-                "dataset item, or pass require_ground_truth=False to score such runs 0"
+                "dataset item, or pass require_ground_truth=False to score such runs 0",
+                reason="no_ground_truth",
             )
         return f"""Break each text into its semantic units: the separate facts, claims, numbers and
 names it states, one short standalone sentence each. Empty text gives an empty list.

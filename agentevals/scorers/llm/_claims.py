@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentevals._run import Run
+from agentevals._steps import SkipRun
 from agentevals.scorers.llm._common import (
     NO_CONTEXT_HINT,
     numbered,
@@ -39,5 +40,7 @@ order ({len(claims)} verdicts)."""
 
 def need_context(name: str, context: list[str]) -> list[str]:
     if not context:
-        raise ValueError(f"{name} has no context to check the output against: {NO_CONTEXT_HINT}")
+        raise SkipRun(
+            f"{name} has no context to check the output against: {NO_CONTEXT_HINT}", reason="no_context"
+        )
     return context

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentevals._run import Run
-from agentevals._steps import Invoker
+from agentevals._steps import Invoker, SkipRun
 from agentevals.scorers.llm._common import (
     NO_CONTEXT_HINT,
     check_scale,
@@ -43,5 +43,5 @@ async def required_context(run: Run, opts: ContextOptions, extractor: Invoker | 
     """The run's context, or ``ValueError`` saying where context can come from."""
     found = [c for c in await resolve_context(run, extractor=extractor, static=opts.context) if c.strip()]
     if not found:
-        raise ValueError(f"No context available for {name} evaluation: {NO_CONTEXT_HINT}")
+        raise SkipRun(f"No context available for {name} evaluation: {NO_CONTEXT_HINT}", reason="no_context")
     return found

@@ -70,7 +70,7 @@ def create_context_precision_scorer(
     when the run has one, else the agent's output); relevant pieces ranked early score higher:
     [relevant, irrelevant, relevant, irrelevant] → (1/1 + 2/3) / 2 = 0.83. Context comes from
     ``get_context(run)`` (wins), ``context``, or the run (``run.context``, else tool results);
-    none at all is an error. The context used is kept as ``preprocess_step_result = {"context": [...]}``
+    with none the run is skipped. The context used is kept as ``preprocess_step_result = {"context": [...]}``
     (``get_context`` runs once per run). Verdicts must cover each piece exactly once.
 
     >>> create_context_precision_scorer("openai/gpt-4o-mini", context=["doc"]).id

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, StepResults
+from agentevals._steps import PromptStep, SkipRun, StepResults
 from agentevals.scorers.llm._common import (
     Claims,
     as_text,
@@ -49,9 +49,10 @@ class RecallVerdicts(BaseModel):
 def _ground_truth(run: Run) -> str:
     truth = "" if run.ground_truth is None else as_text(run.ground_truth).strip()
     if not truth:
-        raise ValueError(
+        raise SkipRun(
             "context recall needs run.ground_truth (the reference answer) to extract claims from; add it "
-            "to the run or dataset item"
+            "to the run or dataset item",
+            reason="no_ground_truth",
         )
     return truth
 
@@ -73,9 +74,9 @@ def create_context_recall_scorer(
 ) -> Scorer:
     """Share of ``ground_truth``'s claims attributable to the context, in [0, scale].
 
-    Needs ``run.ground_truth`` (an error otherwise: a silent 0 would hide a broken dataset). Context:
-    ``get_context(run)`` (wins), ``context``, or the run's ``run.context`` / tool results; none is
-    an error. A reference without claims scores 0.
+    Needs ``run.ground_truth`` (the run is skipped otherwise, ``no_ground_truth``: never a silent 0). Context:
+    ``get_context(run)`` (wins), ``context``, or the run's ``run.context`` / tool results; with none
+    the run is skipped (``no_context``). A reference without claims scores 0.
 
     >>> create_context_recall_scorer("openai/gpt-4o-mini", context=["doc"]).id
     'context_recall'

@@ -84,7 +84,7 @@ def create_context_relevance_scorer(
     ``unused_high_relevance_context`` per highly relevant piece the answer did not use, minus
     ``missing_context_per_item`` per missing item (at most ``max_missing_context_penalty``); floored at
     0, × scale. Context: ``get_context(run)`` (wins), ``context``, or the run's ``run.context`` /
-    tool results; none is an error. The context used is kept as
+    tool results; with none the run is skipped (``no_context``). The context used is kept as
     ``preprocess_step_result = {"context": [...]}``. Penalties are flat options; Mastra's nested
     ``penalties={"unusedHighRelevanceContext": ..., ...}`` is accepted too.
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep
+from agentevals._steps import PromptStep, SkipRun
 from agentevals.scorers.llm._common import check_scale, make_judge, merge_options
 
 Relation = Literal["subset", "superset", "same", "conflict", "equivalent"]
@@ -40,7 +40,9 @@ class FactualityVerdict(BaseModel):
 
 def _prompt(run: Run) -> str:
     if run.ground_truth is None:
-        raise ValueError("factuality compares the output with ground_truth, but the run has none")
+        raise SkipRun(
+            "factuality compares the output with ground_truth, but the run has none", reason="no_ground_truth"
+        )
     return f"""Compare the factual content of a submitted answer with an expert's reference answer.
 
 Question:

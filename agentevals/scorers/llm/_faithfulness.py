@@ -65,7 +65,7 @@ def create_faithfulness_scorer(
 
     Context comes from ``get_context(run)``, else ``context``, else the run itself: ``run.context``
     (retrieved documents captured by an integration) or, failing that, the run's tool results, so live
-    judges get context too. No context at all is an error. Verdicts: yes (supported), no
+    judges get context too. No context at all skips the run (``no_context``). Verdicts: yes (supported), no
     (contradicted), unsure (not in the context). An output without claims scores 0.
 
     >>> create_faithfulness_scorer("openai/gpt-4o-mini", context=["Paris is in France."]).id

@@ -67,7 +67,7 @@ def create_hallucination_scorer(
 
     Context: ``get_context(run=, results=, score=, step=)`` when given (``step`` is ``"analyze"`` or
     ``"generate_reason"``), else ``context``, else the run's own ``run.context`` or tool results. No
-    context at all is an error. Empty output has no claims and scores 0.
+    context at all skips the run (``no_context``). Empty output has no claims and scores 0.
 
     >>> scorer = create_hallucination_scorer("openai/gpt-4o-mini", context=[
     ...     "The first iPhone was announced on January 9, 2007."])

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, StepResults
+from agentevals._steps import PromptStep, SkipRun, StepResults
 from agentevals.scorers.llm._common import check_scale, make_judge, merge_options, scaled
 
 INSTRUCTIONS = (
@@ -65,7 +65,10 @@ def create_multi_turn_judge_scorer(
 
     def verdict_prompt(run: Run) -> str:
         if not any(m.role == "assistant" and m.content.strip() for m in run.output_messages):
-            raise ValueError("the multi-turn judge needs at least one assistant turn with text in run.output")
+            raise SkipRun(
+                "the multi-turn judge needs at least one assistant turn with text in run.output",
+                reason="no_output",
+            )
         return f"""Does the conversation below satisfy this criterion?
 
 Criterion:

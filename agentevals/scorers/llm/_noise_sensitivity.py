@@ -11,7 +11,7 @@ from pydantic import BaseModel, field_validator
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, StepResults
+from agentevals._steps import PromptStep, SkipRun, StepResults
 from agentevals.scorers.llm._common import (
     check_number,
     check_scale,
@@ -141,9 +141,10 @@ def create_noise_sensitivity_scorer(
     def analysis_prompt(run: Run) -> str:
         original, noisy_response = query_text(run), response_text(run)
         if not original or not noisy_response:
-            raise ValueError(
+            raise SkipRun(
                 "Both the original query (run input) and the response to the noisy query (run output) are "
-                "required for noise sensitivity evaluation"
+                "required for noise sensitivity evaluation",
+                reason="no_input" if not original else "no_output",
             )
         noise = f" (noise type: {opts.noise_type})" if opts.noise_type else ""
         return f"""Compare the two answers and rate how much the noise{noise} affected the second one on

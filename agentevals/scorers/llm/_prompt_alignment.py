@@ -11,7 +11,7 @@ from pydantic import BaseModel, field_validator
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, StepResults
+from agentevals._steps import PromptStep, SkipRun, StepResults
 from agentevals.scorers.llm._common import (
     check_scale,
     history_text,
@@ -152,19 +152,21 @@ def create_prompt_alignment_scorer(
             response_text(run),
         )
         if mode == "both" and not (user and system):
-            raise ValueError(
+            raise SkipRun(
                 "Both user and system prompts are required for combined alignment scoring; give the "
-                "run system_messages, or use evaluation_mode='user'"
+                "run system_messages, or use evaluation_mode='user'",
+                reason="no_input" if not user else "no_system_prompt",
             )
         if mode == "user" and not user:
-            raise ValueError("User prompt is required for user prompt alignment scoring")
+            raise SkipRun("User prompt is required for user prompt alignment scoring", reason="no_input")
         if mode == "system" and not system:
-            raise ValueError(
+            raise SkipRun(
                 "System prompt is required for system prompt alignment scoring; give the run "
-                "system_messages (or tagged_system_messages)"
+                "system_messages (or tagged_system_messages)",
+                reason="no_system_prompt",
             )
         if not response:
-            raise ValueError("Agent response is required for prompt alignment scoring")
+            raise SkipRun("Agent response is required for prompt alignment scoring", reason="no_output")
         return user, system, response
 
     def analysis_prompt(run: Run) -> str:

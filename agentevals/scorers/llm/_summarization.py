@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, StepResults
+from agentevals._steps import PromptStep, SkipRun, StepResults
 from agentevals.scorers.llm._common import (
     as_text,
     check_scale,
@@ -112,9 +112,10 @@ def create_summarization_scorer(
         else:
             source = opts.source if opts.source is not None else query_text(run)
         if not source.strip():
-            raise ValueError(
+            raise SkipRun(
                 "summarization needs the source text: pass source=... or get_source=..., or put the "
-                "text to summarise in the run's input"
+                "text to summarise in the run's input",
+                reason="no_source",
             )
         return source.strip()
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from agentevals._judge._judge import Judge
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, StepResults
+from agentevals._steps import PromptStep, SkipRun, StepResults
 from agentevals.scorers.llm._common import (
     check_scale,
     expect_count,
@@ -89,7 +89,10 @@ class ToolAnalysis(BaseModel):
 
 def _tool_calls(run: Run) -> dict[str, Any]:
     if not query_text(run) or run.output is None:
-        raise ValueError("tool call accuracy needs the user's request (run input) and the agent's output")
+        raise SkipRun(
+            "tool call accuracy needs the user's request (run input) and the agent's output",
+            reason="no_output" if run.output is None else "no_input",
+        )
     tools, infos = extract_tool_calls(run)
     return {"actual_tools": tools, "has_tool_calls": bool(tools), "tool_call_infos": infos}
 

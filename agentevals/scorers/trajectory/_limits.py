@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from agentevals._steps import SkipRun
 from agentevals.scorers._args_match import json_equal
 from agentevals.scorers.trajectory._model import Trajectory, TrajectoryStep
 from agentevals.utils import round_to_two_decimals
@@ -83,7 +84,7 @@ def check_trajectory_efficiency(
     ``model_generation`` step, nested ones included; duration is ``total_duration_ms`` or the sum of
     the top-level durations. A redundant call is a tool call repeating the previous step's name and
     arguments; each costs 0.2. A budget that cannot be evaluated (no token counts, missing durations)
-    raises ``ValueError`` rather than passing silently.
+    raises :class:`~agentevals.steps.SkipRun` (the run is skipped) rather than passing silently.
     """
     for name, limit in (("max_steps", max_steps), ("max_total_tokens", max_total_tokens)):
         validate_budget(name, limit)
@@ -94,9 +95,10 @@ def check_trajectory_efficiency(
         _measurement(s.prompt_tokens) and _measurement(s.completion_tokens) for s in generations
     )
     if max_total_tokens is not None and not counted:
-        raise ValueError(
+        raise SkipRun(
             "Cannot evaluate token budget: every model_generation step needs prompt_tokens and "
-            "completion_tokens"
+            "completion_tokens",
+            reason="no_token_counts",
         )
     tokens = sum((s.prompt_tokens or 0) + (s.completion_tokens or 0) for s in generations)
     if trajectory.total_duration_ms is not None:
@@ -106,7 +108,9 @@ def check_trajectory_efficiency(
         duration = sum(s.duration_ms or 0.0 for s in steps)
         measured = bool(steps) and all(_measurement(s.duration_ms) for s in steps)
     if max_total_duration_ms is not None and not measured:
-        raise ValueError("Cannot evaluate duration budget: missing or invalid duration measurements")
+        raise SkipRun(
+            "Cannot evaluate duration budget: missing or invalid duration measurements", reason="no_durations"
+        )
     redundant = [
         RedundantCall(cur.name, i)
         for i, (prev, cur) in enumerate(pairwise(steps), start=1)

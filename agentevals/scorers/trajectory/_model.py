@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentevals._messages import Message
 from agentevals._run import Run
+from agentevals._steps import SkipRun
 
 StepType = Literal[
     "tool_call",
@@ -199,8 +200,9 @@ def trajectory_from_run(run: Run) -> Trajectory:
     """
     output = run.output
     if output is None:
-        raise ValueError(
-            "a trajectory scorer needs run.output (a Trajectory or the agent's messages), got None"
+        raise SkipRun(
+            "a trajectory scorer needs run.output (a Trajectory or the agent's messages), got None",
+            reason="no_output",
         )
     if isinstance(output, Trajectory):
         return output

@@ -13,7 +13,7 @@ from typing import Any
 
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import StepResults
+from agentevals._steps import SkipRun, StepResults
 from agentevals.scorers._args_match import ArgsMatch, ToolArgsMatch, resolve_tool_args_match
 from agentevals.scorers._plain import as_dict
 from agentevals.scorers.trajectory._compare import compare_trajectories
@@ -84,9 +84,10 @@ def create_trajectory_accuracy_scorer_code(
         item = _item(run)
         steps = static.steps if static is not None and static.steps is not None else item.steps
         if steps is None:
-            raise ValueError(
+            raise SkipRun(
                 "No expected trajectory: pass expected_trajectory= to the scorer or set "
-                "run.expected_trajectory for this item"
+                "run.expected_trajectory for this item",
+                reason="no_expected_trajectory",
             )
         order = item.ordering or (static.ordering if static else None) or ordering
         repeats = allow_repeated_steps

@@ -10,6 +10,7 @@ from agentevals.scorers import (
     check_trajectory_blacklist,
     check_trajectory_efficiency,
 )
+from agentevals.steps import SkipRun
 
 
 def test_efficiency_all_dimensions() -> None:
@@ -62,12 +63,13 @@ def test_efficiency_nested_tokens_total_duration_and_no_budgets() -> None:
     assert check_trajectory_efficiency(Trajectory.model_validate([{"name": "a"}]), max_steps=0).score == 0.5
 
 
-def test_efficiency_refuses_budgets_it_cannot_measure() -> None:
+def test_efficiency_skips_budgets_it_cannot_measure() -> None:
     steps = Trajectory.model_validate([{"name": "a"}])
-    with pytest.raises(ValueError, match="token budget"):
+    with pytest.raises(SkipRun, match="token budget") as tokens:
         check_trajectory_efficiency(steps, max_total_tokens=10)
-    with pytest.raises(ValueError, match="duration budget"):
+    with pytest.raises(SkipRun, match="duration budget") as durations:
         check_trajectory_efficiency(steps, max_total_duration_ms=10)
+    assert (tokens.value.reason, durations.value.reason) == ("no_token_counts", "no_durations")
     with pytest.raises(ValueError, match="Invalid max_steps budget"):
         check_trajectory_efficiency(steps, max_steps=-1)
 

@@ -14,6 +14,7 @@ from agentevals.scorers import (
     trajectory_from_run,
 )
 from agentevals.scorers.trajectory._model import expectation_from
+from agentevals.steps import SkipRun
 from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 
@@ -58,9 +59,9 @@ def test_output_as_trajectory_dict_or_list() -> None:
     assert trajectory_from_run(Run(input="q", output=model)) is model
 
 
-def test_plain_text_output_has_no_steps_and_none_is_an_error() -> None:
+def test_plain_text_output_has_no_steps_and_none_skips_the_run() -> None:
     assert trajectory_from_run(Run(input="q", output="just text")).steps == []
-    with pytest.raises(ValueError, match=r"run\.output"):
+    with pytest.raises(SkipRun, match=r"run\.output"):
         trajectory_from_run(Run(input="q", output=None))
 
 

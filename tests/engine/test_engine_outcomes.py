@@ -1,0 +1,72 @@
+"""Outcomes of live scoring: scored, failed and skipped records, counted apart and stored apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engine_helpers import accounted
+
+from agentevals import Run, ScoringEngine, create_scorer
+from agentevals.errors import ScorerError, ScorerSkipped
+from agentevals.results import ScoreFailure, ScoreResult, ScoreSkipped
+from agentevals.scorers import create_exact_match_scorer
+from agentevals.sinks import MemorySink
+from agentevals.sinks._row import record_from_json, record_to_json, record_to_row
+from agentevals.steps import SkipRun
+
+
+def _needs_context(run: Run, **_: object) -> float:
+    if not run.context:
+        raise SkipRun("no retrieved context to check against", reason="no_context")
+    return 1.0
+
+
+def test_a_missing_ground_truth_is_a_skipped_record_not_an_error(dead_letter: Path) -> None:
+    memory = MemorySink()
+    exact = create_exact_match_scorer()
+    custom = create_scorer(id="grounded").analyze(_needs_context).generate_score(lambda **_: 1.0)
+    engine = ScoringEngine([exact, custom], sinks=[memory], dead_letter=dead_letter)
+    engine.submit(Run(run_id="live", input="2+2?", output="4"))  # live traffic: no ground truth
+    engine.submit(Run(run_id="labelled", input="2+2?", output="4", ground_truth="4", context=["4"]))
+    report = engine.shutdown()
+
+    by = {(r.run_id, r.scorer_id): r for r in memory.records}
+    skipped = by[("live", "exact_match")]
+    assert isinstance(skipped, ScoreSkipped) and skipped.outcome == "skipped" and skipped.ok
+    assert skipped.skip_reason == "no_ground_truth" and "ground_truth" in skipped.reason
+    assert skipped.score is None and skipped.source == "live" and skipped.skipped_step == "analyze"
+    assert by[("live", "grounded")].outcome == "skipped"
+    assert by[("live", "grounded")].skip_reason == "no_context"  # type: ignore[union-attr]
+    assert [by[("labelled", s)].outcome for s in ("exact_match", "grounded")] == ["scored", "scored"]
+    assert not any(isinstance(r, ScoreFailure) for r in memory.records)
+
+    stats = accounted(engine)
+    assert (stats.scored, stats.failed, stats.skipped, stats.records) == (2, 0, 2, 4)
+    assert stats.skipped_by_scorer == {"exact_match": 1, "grounded": 1}
+    assert (report.scored, report.failed, report.skipped, report.written) == (2, 0, 2, 4) and report
+
+
+def test_outcome_on_every_record_and_in_stored_rows() -> None:
+    skipped = ScoreSkipped(
+        scorer_id="s", scorer_name="s", run_id="r", skip_reason="no_ground_truth", reason="no ground truth"
+    )
+    result = ScoreResult(scorer_id="s", scorer_name="s", run_id="r", score=1.0)
+    failure = ScoreFailure(scorer_id="s", scorer_name="s", run_id="r", error_type="E", error_message="m")
+    assert (result.outcome, failure.outcome) == ("scored", "failed")
+    row = record_to_row(skipped)
+    assert row["score"] is None and row["error_type"] is None and row["reason"] == "no ground truth"
+    assert '"agentevals_outcome":"skipped"' in row["metadata"]
+    assert '"agentevals_skip_reason":"no_ground_truth"' in row["metadata"]
+    assert record_to_row(result)["metadata"] == "{}"
+    data = record_to_json(skipped)
+    assert data["outcome"] == "skipped" and record_from_json(data) == skipped
+
+
+def test_a_scorer_called_directly_raises_scorer_skipped_a_scorer_error() -> None:
+    with pytest.raises(ScorerSkipped, match="skipped the run in step 'analyze'") as caught:
+        create_exact_match_scorer().run_sync(input="2+2?", output="4")
+    assert isinstance(caught.value, ScorerError)
+    assert caught.value.skip_reason == "no_ground_truth" and caught.value.step == "analyze"
+    with pytest.raises(ValueError, match="short reason code"):
+        SkipRun("missing", reason="")
