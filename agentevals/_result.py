@@ -166,4 +166,5 @@ def run_fields(run: Any) -> dict[str, Any]:
         "output": run.output,
         "ground_truth": run.ground_truth,
         "request_context": run.request_context,
+        "metadata": dict(run.metadata) if run.metadata else {},
     }
