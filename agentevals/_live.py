@@ -37,20 +37,24 @@ class Engine(Protocol):
     def stats(self) -> EngineStats: ...
 
 
-def scorer_specs(scorers: Any, sampling: Any = None) -> Any:
-    """The engine's ``scorers=`` with a default ``sampling`` applied to every entry that sets none.
+def scorer_specs(scorers: Any, sampling: Any = None, score_errors: bool | None = None) -> Any:
+    """The engine's ``scorers=`` with a default ``sampling`` and ``score_errors`` applied to every entry
+    that sets none.
 
     ``sampling`` is anything the engine accepts (a rate such as ``0.5``, ``{"type": "ratio", "rate": 0.5}``,
     a callable ``(run) -> bool``); entries given as ``ScorerEntry`` objects keep their own.
     """
-    if sampling is None:
+    defaults = {
+        key: value for key, value in (("sampling", sampling), ("score_errors", score_errors)) if value is not None
+    }
+    if not defaults:
         return scorers
 
     def with_default(value: Any) -> Any:
         if isinstance(value, Scorer):
-            return {"scorer": value, "sampling": sampling}
-        if isinstance(value, Mapping) and "sampling" not in value:
-            return {**value, "sampling": sampling}
+            return {"scorer": value, **defaults}
+        if isinstance(value, Mapping):
+            return {**defaults, **value}
         return value
 
     if isinstance(scorers, Scorer):
@@ -69,13 +73,15 @@ def build_engine(
     sinks: Sequence[Any] | None = None,
     sampling: Any = None,
     owner: str = "this integration",
+    score_errors: bool | None = None,
 ) -> Engine:
     """Return ``engine`` as given, or a new ``ScoringEngine`` for ``scorers`` and ``sinks``."""
     if engine is not None:
-        if scorers is not None or sinks is not None or sampling is not None:
+        if scorers is not None or sinks is not None or sampling is not None or score_errors is not None:
             raise ValueError(
-                f"{owner}: pass either engine= or scorers=/sinks=/sampling=, not both "
-                "(configure scorers and sinks on the engine instead)"
+                f"{owner}: pass either engine= or scorers=/sinks=/sampling=/score_errors=, not both "
+                "(configure scorers and sinks on the engine instead: ScorerEntry(score_errors=True) "
+                "scores failed runs)"
             )
         if not callable(getattr(engine, "submit", None)):
             raise TypeError(f"{owner}: engine= must have a submit(run) method, got {engine!r}")
@@ -85,15 +91,16 @@ def build_engine(
     from agentevals._engine import ScoringEngine
 
     # sinks=None keeps the engine's default; sinks=[] means "no sinks" and is passed as such.
-    return ScoringEngine(scorer_specs(scorers, sampling), sinks=sinks)
+    return ScoringEngine(scorer_specs(scorers, sampling, score_errors), sinks=sinks)
 
 
 class LiveScoring:
     """The base of every live integration: it owns the engine and hands it runs without ever raising.
 
     Give it either a ready ``engine=`` (shared by several integrations) or ``scorers=`` and ``sinks=``
-    (plus a default ``sampling=`` for entries that set none) and it builds a
-    :class:`~agentevals.ScoringEngine`. Subclasses capture runs and call :meth:`submit` or
+    (plus a default ``sampling=`` and ``score_errors=`` for entries that set none) and it builds a
+    :class:`~agentevals.ScoringEngine`. Submit failed runs too (``Run.error`` set): each scorer scores
+    them only with ``score_errors=True``, and otherwise writes a skipped record (``run_failed``). Subclasses capture runs and call :meth:`submit` or
     :meth:`submit_lazy`; users call :meth:`flush` before reading results and :meth:`shutdown` at exit.
 
     >>> from agentevals import Run, create_scorer
@@ -121,6 +128,7 @@ class LiveScoring:
         sinks: Sequence[Any] | None = None,
         engine: Engine | None = None,
         sampling: float | Mapping[str, Any] | Callable[[Run], bool] | None = None,
+        score_errors: bool | None = None,
     ) -> None:
         self.engine = build_engine(
             engine=engine,
@@ -128,6 +136,7 @@ class LiveScoring:
             sinks=sinks,
             sampling=sampling,
             owner=self.label or type(self).__name__,
+            score_errors=score_errors,
         )
 
     def flush(self, timeout: float = 30.0) -> FlushReport:

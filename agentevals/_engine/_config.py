@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentevals._sampling import Sampling
 from agentevals._scorer import Scorer
 from agentevals.sinks._retry import RetryPolicy
 
-_ENTRY_KEYS = frozenset({"scorer", "sampling", "timeout", "max_concurrency"})
+_ENTRY_KEYS = frozenset({"scorer", "sampling", "timeout", "max_concurrency", "score_errors"})
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,8 @@ class ScorerEntry:
 
     ``sampling`` accepts what :meth:`Sampling.of` does (``{"type": "ratio", "rate": 0.25}``, a rate, a
     callable ``(run) -> bool``); ``timeout`` (seconds) and ``max_concurrency`` default to the engine's.
+    ``score_errors``: whether the scorer scores runs that failed (``run.error`` set: the agent raised);
+    by default such a run gets a skipped record (``skip_reason="run_failed"``) from this scorer.
 
     >>> from agentevals import create_scorer
     >>> s = create_scorer(id="len").generate_score(lambda run, **_: float(len(run.output_text) < 50))
@@ -31,6 +33,7 @@ class ScorerEntry:
     sampling: Sampling = field(default_factory=Sampling.always)
     timeout: float | None = None
     max_concurrency: int | None = None
+    score_errors: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.scorer, Scorer):
@@ -48,6 +51,8 @@ class ScorerEntry:
             or self.max_concurrency < 1
         ):
             raise ValueError(f"max_concurrency must be a positive int or None, got {self.max_concurrency!r}")
+        if not isinstance(self.score_errors, bool):
+            raise ValueError(f"score_errors must be True or False, got {self.score_errors!r}")
 
 
 def normalize_scorers(scorers: Any) -> dict[str, ScorerEntry]:
@@ -99,7 +104,7 @@ def _entry(value: Any, key: str | None) -> ScorerEntry:
         raise TypeError(f"cannot attach {value!r}: pass a Scorer, a ScorerEntry or {{'scorer': s, ...}}")
     if key is not None and key != entry.scorer.id:
         scorer = entry.scorer.with_id(key, entry.scorer.name)
-        entry = ScorerEntry(scorer, entry.sampling, entry.timeout, entry.max_concurrency)
+        entry = replace(entry, scorer=scorer)
     return entry
 
 

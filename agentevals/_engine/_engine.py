@@ -20,7 +20,7 @@ from agentevals._engine._scoring import Redactor, finalize, score_inline, score_
 from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._errors import RunBuildError
-from agentevals._failure import failure_record
+from agentevals._failure import failure_record, skipped_record
 from agentevals._result import ScoreRecord
 from agentevals._run import Run
 from agentevals._sampling import sample_point
@@ -378,8 +378,14 @@ class ScoringEngine(EngineControl):
                     run = await self._materialize(item, entries, submitted_at, state)
                 if run is None:
                     continue
+                failed = run.error is not None
                 for entry in entries:
-                    if id(entry) in self._inline:
+                    if failed and not entry.score_errors:  # the agent raised: skipped, not scored
+                        state.handed += 1
+                        unfinished = self._offer(self._run_failed(run, entry), run, submitted_at, state)
+                        if unfinished is not None:
+                            await unfinished
+                    elif id(entry) in self._inline:
                         state.handed += 1
                         unfinished = self._score_inline(run, entry, submitted_at, state)
                         if unfinished is not None:
@@ -473,12 +479,31 @@ class ScoringEngine(EngineControl):
         if isinstance(outcome, asyncio.Task):  # a step awaited after all: finish in the background
             self._track(self._finish(outcome, run, entry, submitted_at, state))
             return None
-        record = self._accounted(outcome, run, submitted_at)
+        return self._offer(outcome, run, submitted_at, state)
+
+    def _offer(
+        self, record: ScoreRecord, run: Run, submitted_at: float, state: _RunState
+    ) -> Coroutine[Any, Any, None] | None:
+        """Account ``record`` and hand it to every sink without waiting; returns what is left to await,
+        if anything: a sink whose buffer is full."""
+        record = self._accounted(record, run, submitted_at)
         full = [worker for worker in self._workers if not worker.offer(record)]
         if full:
             return self._put_then_done(full, record, state)
         self._pair_done(state)
         return None
+
+    @staticmethod
+    def _run_failed(run: Run, entry: ScorerEntry) -> ScoreRecord:
+        return skipped_record(
+            scorer_id=entry.scorer.id,
+            scorer_name=entry.scorer.name,
+            run=run,
+            skip_reason="run_failed",
+            reason=f"the run failed ({run.error}); this scorer scores only runs that succeed "
+            "(ScorerEntry(score_errors=True) scores failed runs too)",
+            source="live",
+        )
 
     async def _put_then_done(self, workers: list[SinkWorker], record: ScoreRecord, state: _RunState) -> None:
         left = iter(workers)

@@ -70,3 +70,25 @@ def test_a_scorer_called_directly_raises_scorer_skipped_a_scorer_error() -> None
     assert caught.value.skip_reason == "no_ground_truth" and caught.value.step == "analyze"
     with pytest.raises(ValueError, match="short reason code"):
         SkipRun("missing", reason="")
+
+
+def test_a_failed_run_is_skipped_unless_the_entry_scores_errors(dead_letter: Path) -> None:
+    memory = MemorySink()
+    judged = create_scorer(id="on_errors").generate_score(lambda run, **_: float(run.error is None))
+    plain = create_scorer(id="plain").generate_score(lambda **_: 1.0)
+    engine = ScoringEngine(
+        {"on_errors": {"scorer": judged, "score_errors": True}, "plain": plain},
+        sinks=[memory],
+        dead_letter=dead_letter,
+    )
+    engine.submit(Run(run_id="boom", input="q", output=None, error="RuntimeError: backend down"))
+    assert engine.shutdown()
+    by = {r.scorer_id: r for r in memory.records}
+    assert by["on_errors"].outcome == "scored" and by["on_errors"].score == 0.0
+    skipped = by["plain"]
+    assert isinstance(skipped, ScoreSkipped) and skipped.skip_reason == "run_failed"
+    assert "backend down" in skipped.reason and skipped.run_id == "boom"
+    stats = accounted(engine)
+    assert (stats.scored, stats.skipped, stats.skipped_by_scorer) == (1, 1, {"on_errors": 0, "plain": 1})
+    with pytest.raises(ValueError, match="score_errors must be True or False"):
+        ScoringEngine({"plain": {"scorer": plain, "score_errors": "yes"}}, sinks=[])

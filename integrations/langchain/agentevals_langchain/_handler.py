@@ -29,7 +29,8 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
     ``Run`` (``run_id`` = ``trace_id`` = the root's run id) and submits it; scoring happens in the
     background. One handler may serve any number of concurrent invocations, sync or async, streaming or
     not. Put ``ground_truth`` in the run's ``metadata`` to score against an expected answer.
-    A chain that raises gives a ``Run`` with ``error`` set, scored only with ``score_errors=True``.
+    A chain that raises gives a ``Run`` with ``error`` set: scored by the scorers with ``score_errors=True``
+    (``score_errors=`` here is the default of every scorer entry), skipped (``run_failed``) by the others.
 
     >>> from agentevals.scorers import create_includes_scorer
     >>> handler = ScorerCallbackHandler(scorers=[create_includes_scorer()], sinks=[])  # doctest: +SKIP
@@ -51,14 +52,15 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
         engine: Engine | None = None,
         sampling: float | Mapping[str, Any] | None = None,
         entity: str | None = None,
-        score_errors: bool = False,
+        score_errors: bool | None = None,
         max_open_runs: int = 10_000,
     ) -> None:
         if max_open_runs < 1:
             raise ValueError(f"max_open_runs must be >= 1, got {max_open_runs!r}")
-        LiveScoring.__init__(self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling)
+        LiveScoring.__init__(
+            self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling, score_errors=score_errors
+        )
         self.entity = entity
-        self.score_errors = score_errors
         self.max_open_runs = max_open_runs
         self._lock = threading.Lock()
         # Keyed by ``run_id.int``: hashed in C, where a UUID key costs a Python-level __hash__ per lookup.
@@ -145,8 +147,6 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
                 return  # not a root (or already closed)
             for key in trace.run_ids:
                 self._owner.pop(key, None)
-        if error is not None and not self.score_errors:
-            return
         if inputs is not None:
             trace.inputs = snapshot(inputs)
         # The Run is built on the engine's thread, and only if sampled.

@@ -46,11 +46,12 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
     engine; scoring runs in the background. Both sync and async hooks are implemented, so ``invoke``,
     ``ainvoke`` and streaming all work; no hook ever raises into the agent.
 
-    A run whose model or tool call raises (and so never reaches ``after_agent``) is recorded with
-    ``score_errors=True``: a ``Run`` with ``error`` set and the messages up to the failure, submitted
-    once ``failure_grace`` seconds pass without the agent recovering (a retry or fallback middleware
-    listed before this one), at the latest at :meth:`flush`, :meth:`shutdown` or exit. Without it,
-    such runs are counted in ``failed_runs_not_scored``.
+    A run whose model or tool call raises (and so never reaches ``after_agent``) is recorded too: a
+    ``Run`` with ``error`` set and the messages up to the failure, submitted once ``failure_grace``
+    seconds pass without the agent recovering (a retry or fallback middleware listed before this one),
+    at the latest at :meth:`flush`, :meth:`shutdown` or exit. Scorers with ``score_errors=True`` score it
+    (``score_errors=`` here is the default of every scorer entry); the others write a skipped record
+    (``run_failed``).
 
     >>> from agentevals.scorers import create_includes_scorer
     >>> agent = create_agent(model, tools=[...], middleware=[               # doctest: +SKIP
@@ -69,10 +70,12 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         entity: str | None = None,
         name: str | None = None,
         max_open_runs: int = 10_000,
-        score_errors: bool = False,
+        score_errors: bool | None = None,
         failure_grace: float = 5.0,
     ) -> None:
-        LiveScoring.__init__(self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling)
+        LiveScoring.__init__(
+            self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling, score_errors=score_errors
+        )
         self.entity = entity
         number = next(_instances)
         # create_agent requires distinct middleware names; several scoring middlewares may coexist.
@@ -81,11 +84,9 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         self._lock = threading.Lock()
         self._open: OrderedDict[str, Trace] = OrderedDict()
         self._warned_double = False
-        self.score_errors = score_errors
         self.failure_grace = failure_grace
         # Runs whose model or tool call raised: root id -> (when, error, the messages so far).
         self._failing: dict[str, tuple[float, BaseException, list[Any]]] = {}
-        self.failed_runs_not_scored = 0  # failed runs left out because score_errors is off
         atexit.register(self._safely, self._finish_failed, True)
 
     @property
@@ -238,7 +239,7 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
     def _failed(self, trace: Trace, error: BaseException, state: Any) -> None:
         """A model or tool call of ``trace`` raised: the run fails unless the agent recovers (a retry or
         fallback middleware outside this one) within ``failure_grace`` seconds. Caller holds the lock."""
-        messages = state.get("messages") if isinstance(state, Mapping) and self.score_errors else None
+        messages = state.get("messages") if isinstance(state, Mapping) else None
         self._failing[str(trace.root_id)] = (time.monotonic(), error, list(messages or []))
 
     def _model_failed(self, request: Any, error: BaseException) -> None:
@@ -262,9 +263,6 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
                     if trace is not None:
                         done.append((trace, error, messages))
         for trace, error, messages in done:
-            if not self.score_errors:
-                self.failed_runs_not_scored += 1
-                continue
             ended = time.perf_counter()
             finished = trace.seal({"messages": messages}, error=error, entity=trace.name, ended=ended)
             self.submit_lazy(finished, run_id=finished.root_id, trace_id=finished.root_id)

@@ -31,8 +31,9 @@ class ScoringLogger(LiveScoring, CustomLogger):
     answer, ``metadata={"agentevals_entity": ...}`` the entity (default: the model).
 
     Calls made while a scorer runs (the LLM judges' own calls) are never scored, so there is no
-    feedback loop; neither is a call with ``metadata={"agentevals_skip": True}``. Failed calls are
-    scored only with ``score_errors=True``. LiteLLM callbacks are process-global: register one logger
+    feedback loop; neither is a call with ``metadata={"agentevals_skip": True}``. A failed call becomes
+    a ``Run`` with ``error`` set: scored by the scorers with ``score_errors=True`` (``score_errors=``
+    here is the default of every scorer entry), skipped (``run_failed``) by the others. LiteLLM callbacks are process-global: register one logger
     once (per-call ``callbacks=[...]`` leak into later calls in LiteLLM).
 
     >>> from agentevals.scorers import create_includes_scorer
@@ -48,12 +49,13 @@ class ScoringLogger(LiveScoring, CustomLogger):
         engine: Engine | None = None,
         sampling: float | Mapping[str, Any] | None = None,
         entity: str | None = None,
-        score_errors: bool = False,
+        score_errors: bool | None = None,
     ) -> None:
-        LiveScoring.__init__(self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling)
+        LiveScoring.__init__(
+            self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling, score_errors=score_errors
+        )
         CustomLogger.__init__(self)
         self.entity = entity
-        self.score_errors = score_errors
         self.skipped = 0
 
     # -- LiteLLM hooks: sync calls log on a LiteLLM thread, async calls on the caller's loop ----------
@@ -78,8 +80,6 @@ class ScoringLogger(LiveScoring, CustomLogger):
 
     def _capture(self, kwargs: Any, response: Any, start: Any, end: Any, error: Any) -> None:
         try:
-            if error is not None and not self.score_errors:
-                return
             if not isinstance(kwargs, Mapping) or self._skip(kwargs):
                 return
             run = self._run(kwargs, response, start, end, error)

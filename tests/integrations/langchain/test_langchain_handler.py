@@ -119,16 +119,9 @@ def test_rag_chain_captures_retrieved_documents_as_context(engine: Any) -> None:
     assert run.output_text == "Paris."
 
 
-def test_raising_tool_is_skipped_by_default_and_recorded_with_score_errors(
-    broken_agent: Any, engine: Any
-) -> None:
+def test_a_raising_agent_is_always_submitted_with_its_error(broken_agent: Any, engine: Any) -> None:
     handler = ScorerCallbackHandler(engine=engine)
     with pytest.raises(RuntimeError, match="backend down"):
-        broken_agent.invoke(ask("x"), config={"callbacks": [handler]})
-    assert engine.runs == [] and handler.open_runs == 0
-
-    handler = ScorerCallbackHandler(engine=engine, score_errors=True)
-    with pytest.raises(RuntimeError):
         broken_agent.invoke(ask("x"), config={"callbacks": [handler]})
     (run,) = engine.runs
     assert run.error == "RuntimeError: backend down for x"
@@ -369,3 +362,28 @@ def test_a_streamed_chat_model_and_chain_are_scored(engine: Any) -> None:
     direct, through_chain = engine.runs  # the chunks LangChain hands over become assistant messages
     assert (direct.input_text, direct.output_text) == ("hi", "hello there")
     assert (through_chain.input_text, through_chain.output_text) == ("hey", "hi again")
+
+
+def test_failed_runs_are_skipped_by_default_and_scored_with_score_errors(broken_agent: Any) -> None:
+    from agentevals.results import ScoreSkipped
+    from agentevals.sinks import MemorySink
+
+    failing = create_scorer(id="failing").generate_score(lambda run, **_: float(run.error is not None))
+    for score_errors, outcome in ((None, "skipped"), (True, "scored")):
+        memory = MemorySink()
+        handler = ScorerCallbackHandler(scorers=[failing], sinks=[memory], score_errors=score_errors)
+        with pytest.raises(RuntimeError):
+            broken_agent.invoke(ask("x"), config={"callbacks": [handler]})
+        assert handler.shutdown()
+        (record,) = memory.records
+        assert record.outcome == outcome and record.run_id
+        if outcome == "skipped":
+            assert isinstance(record, ScoreSkipped) and record.skip_reason == "run_failed"
+            assert "backend down" in record.reason
+        else:
+            assert record.score == 1.0
+
+
+def test_score_errors_with_a_ready_engine_says_to_set_it_on_the_entries(engine: Any) -> None:
+    with pytest.raises(ValueError, match=r"ScorerEntry\(score_errors=True\)"):
+        ScorerCallbackHandler(engine=engine, score_errors=True)

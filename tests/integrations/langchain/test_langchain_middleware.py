@@ -129,7 +129,7 @@ def test_a_run_whose_tool_raises_is_recorded_with_its_error_and_partial_messages
 
     from tests.integrations.langchain.conftest import broken_lookup, broken_reply
 
-    middleware = ScoringMiddleware(engine=engine, score_errors=True, failure_grace=60.0)
+    middleware = ScoringMiddleware(engine=engine, failure_grace=60.0)
     agent = create_agent(
         ScriptedChatModel(respond=broken_reply), tools=[broken_lookup], middleware=[middleware], name="lookup"
     )
@@ -152,7 +152,7 @@ def test_a_failed_run_is_submitted_when_the_grace_is_over_and_the_next_run_start
 
     from tests.integrations.langchain.conftest import broken_lookup, broken_reply
 
-    middleware = ScoringMiddleware(engine=engine, score_errors=True, failure_grace=0.0)
+    middleware = ScoringMiddleware(engine=engine, failure_grace=0.0)
     broken = create_agent(
         ScriptedChatModel(respond=broken_reply), tools=[broken_lookup], middleware=[middleware]
     )
@@ -189,7 +189,7 @@ def test_a_run_the_agent_recovers_from_is_scored_once_without_error(engine: Any)
             return AIMessage(content="", tool_calls=[tool_call("flaky", {"key": "k"})])
         return f"Result: {messages[-1].text}"
 
-    middleware = ScoringMiddleware(engine=engine, score_errors=True, failure_grace=0.0)
+    middleware = ScoringMiddleware(engine=engine, failure_grace=0.0)
     retry = ToolRetryMiddleware(max_retries=2, initial_delay=0.0, jitter=False)
     agent = create_agent(ScriptedChatModel(respond=reply), tools=[flaky], middleware=[retry, middleware])
     assert agent.invoke(ask("k"))["messages"][-1].text == "Result: found"
@@ -199,17 +199,18 @@ def test_a_run_the_agent_recovers_from_is_scored_once_without_error(engine: Any)
     assert len(attempts) == 2
 
 
-def test_failed_runs_are_not_recorded_without_score_errors(engine: Any, broken_agent: Any) -> None:
+def test_failed_runs_are_submitted_without_score_errors(engine: Any, broken_agent: Any) -> None:
     from agentevals_langchain.testing import ScriptedChatModel
     from langchain.agents import create_agent
 
     from tests.integrations.langchain.conftest import broken_lookup, broken_reply
 
-    middleware = ScoringMiddleware(engine=engine)
+    middleware = ScoringMiddleware(engine=engine, failure_grace=0.0)
     agent = create_agent(
         ScriptedChatModel(respond=broken_reply), tools=[broken_lookup], middleware=[middleware]
     )
     with pytest.raises(RuntimeError):
         agent.invoke(ask("x"))
     middleware.flush()
-    assert engine.runs == [] and middleware.open_runs == 0 and middleware.failed_runs_not_scored == 1
+    (run,) = engine.runs
+    assert run.error is not None and run.input_text == "x" and middleware.open_runs == 0

@@ -133,17 +133,15 @@ async def test_async_completion_and_skip_flag(register: Any) -> None:
     assert (run.input_text, run.output_text, run.entity) == ("hi", "hello there", "support-bot")
 
 
-async def test_failed_calls_only_with_score_errors(register: Any) -> None:
-    quiet, loud = RecordingEngine(), RecordingEngine()
-    register(ScoringLogger(engine=quiet))
-    register(ScoringLogger(engine=loud, score_errors=True))
+async def test_failed_calls_are_always_submitted(register: Any) -> None:
+    engine = RecordingEngine()
+    register(ScoringLogger(engine=engine))
     with pytest.raises(litellm.RateLimitError):
         await litellm.acompletion(
             model=MODEL, messages=[{"role": "user", "content": "hi"}], mock_response="litellm.RateLimitError"
         )
-    assert await await_for(lambda: len(loud.runs) == 1)
-    assert quiet.runs == []
-    assert "RateLimitError" in (loud.runs[0].error or "")
+    assert await await_for(lambda: len(engine.runs) == 1)
+    assert "RateLimitError" in (engine.runs[0].error or "")
 
 
 async def test_judge_calls_are_never_scored(register: Any) -> None:
