@@ -26,6 +26,8 @@ from typing import Any
 
 from pydantic import Secret, SecretStr
 
+from agentevals._redact import active_redactor, redact_text
+
 MASK = "**********"
 
 #: Shorter values are not searched for in texts: they would mask ordinary words.
@@ -160,17 +162,24 @@ REQUEST_LOGGERS = (
 
 
 class MaskingFilter(logging.Filter):
-    """Masks credential entries of mapping arguments and the running judge call's secret values."""
+    """Masks credential entries of mapping arguments and the running judge call's secret values; inside
+    a ``ScoringEngine`` with ``redact=``, the whole line (requests and replies echo the prompt) also goes
+    through the engine's redactor."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         secrets = active_secrets.get()
+        redactor = active_redactor()
         args = record.args
         if args:
             record.args = redact(args) if isinstance(args, Mapping) else tuple(redact(a) for a in args)
-        if args or secrets:
+        if args or secrets or redactor:
             record.msg, record.args = mask_text(record.getMessage(), secrets), None
-        if secrets and record.exc_info and not record.exc_text:
+        if (secrets or redactor) and record.exc_info and not record.exc_text:
             record.exc_text = mask_text(logging.Formatter().formatException(record.exc_info), secrets)
+        if redactor is not None:
+            record.msg = redact_text(redactor, record.msg)
+            if record.exc_text:
+                record.exc_text = redact_text(redactor, record.exc_text)
         return True
 
 
