@@ -16,11 +16,12 @@ from typing import Any, Literal
 from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
 from agentevals._engine._control import EngineControl
 from agentevals._engine._deferred import DeferredRun
-from agentevals._engine._scoring import Redactor, finalize, score_inline, score_once
+from agentevals._engine._scoring import FailureLog, Redactor, finalize, score_inline, score_once
 from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._errors import RunBuildError
 from agentevals._failure import failure_record, skipped_record
+from agentevals._redact import redact_text, set_active_redactor
 from agentevals._result import ScoreRecord
 from agentevals._run import Run
 from agentevals._sampling import sample_point
@@ -178,6 +179,7 @@ class ScoringEngine(EngineControl):
         )
         self._skipped_by = dict.fromkeys(self._entries, 0)
         self._latencies = deque(maxlen=10_000)
+        self._failures = FailureLog(redact)  # scorer failures in the log too (throttled)
         self._pending_pairs = 0
         self._scoring = 0  # runs taken from the queue, not finished or abandoned yet
         self._flushing = 0
@@ -334,12 +336,15 @@ class ScoringEngine(EngineControl):
             with self._lock:
                 self._counts["submitted"] += 1
                 self._counts["invalid"] += 1
-            logger.warning("agentevals: submit() ignored an invalid run: %s", err)
+            logger.warning(
+                "agentevals: submit() ignored an invalid run: %s", redact_text(self.redact, str(err))
+            )
             return None
 
     # -- background loop --------------------------------------------------------------------------
 
     def _start(self) -> None:
+        set_active_redactor(self.redact)  # judge retry logs in this engine's scoring tasks go through it
         self._service = [self._loop.create_task(self._dispatch(), name="agentevals-dispatch")]
         self._service += [
             self._loop.create_task(w.run(), name=f"agentevals-sink-{w.name}") for w in self._workers
@@ -442,10 +447,12 @@ class ScoringEngine(EngineControl):
             timeout = self._timeout_of(entry)
             try:
                 if limit is None:
-                    record = await score_once(run, entry.scorer, timeout, self._concurrency)
+                    record = await score_once(run, entry.scorer, timeout, self._concurrency, self._failures)
                 else:
                     async with limit:
-                        record = await score_once(run, entry.scorer, timeout, self._concurrency)
+                        record = await score_once(
+                            run, entry.scorer, timeout, self._concurrency, self._failures
+                        )
             except asyncio.CancelledError as err:
                 if self._stopping:
                     raise
@@ -475,7 +482,7 @@ class ScoringEngine(EngineControl):
         """A scorer with only sync steps: scored right here, no task, no semaphores. Returns what is
         left to await, if anything: a sink whose buffer is full. A step that awaited after all goes on
         in a task of its own."""
-        outcome = score_inline(run, entry.scorer, self._timeout_of(entry))
+        outcome = score_inline(run, entry.scorer, self._timeout_of(entry), self._failures)
         if isinstance(outcome, asyncio.Task):  # a step awaited after all: finish in the background
             self._track(self._finish(outcome, run, entry, submitted_at, state))
             return None

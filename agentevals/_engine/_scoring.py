@@ -4,29 +4,76 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
 from agentevals._failure import error_record
+from agentevals._redact import redact_text
 from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult, ScoreSkipped
 from agentevals._run import Run
 from agentevals._scorer import Scorer
+from agentevals._throttle import Throttle
 from agentevals.sinks._errors import really_cancelled
 
 Redactor = Callable[[ScoreRecord], ScoreRecord]
+logger = logging.getLogger("agentevals.engine")
+
+
+class FailureLog:
+    """Live scorer failures in the log, not only in the sinks: the first failure of each (scorer,
+    error type) at WARNING with its traceback, then a count per scorer at most once per ``interval``.
+    Error text goes through the engine's ``redact`` first (it may echo the run's content)."""
+
+    def __init__(self, redact: Redactor | None = None, interval: float = 60.0) -> None:
+        self.redact = redact
+        self.interval = interval
+        self._throttle = Throttle(interval)
+
+    def note(self, record: ScoreFailure, error: BaseException) -> None:
+        first, counts = self._throttle.note(record.scorer_id, record.error_type)
+        message = redact_text(self.redact, record.error_message)
+        if first:
+            trace = redact_text(self.redact, "".join(traceback.format_exception(error)).rstrip())
+            logger.warning(
+                "agentevals: scorer %r failed on run %s: %s: %s (its error record is in the sinks; the "
+                "first failure of each kind is logged with its traceback, then a count at most every "
+                "%.0f s)\n%s",
+                record.scorer_id,
+                record.run_id,
+                record.error_type,
+                message,
+                self.interval,
+                trace,
+            )
+        elif counts is not None:
+            kinds = ", ".join(f"{kind} ×{n}" for kind, n in counts.most_common())
+            logger.warning(
+                "agentevals: scorer %r failed %d time(s) since the last report (%s); last: %s: %s",
+                record.scorer_id,
+                counts.total(),
+                kinds,
+                record.error_type,
+                message,
+            )
 
 
 async def score_once(
-    run: Run, scorer: Scorer, timeout: float | None, concurrency: asyncio.Semaphore
+    run: Run, scorer: Scorer, timeout: float | None, concurrency: asyncio.Semaphore, failures: FailureLog
 ) -> ScoreRecord:
     """The scorer's result, a ``ScoreSkipped`` when a step skips the run, or a ``ScoreFailure`` when it
     raises or exceeds ``timeout`` seconds."""
     async with concurrency:
-        return await _guarded(scorer.score(run, source="live"), run, scorer, timeout, time.perf_counter())
+        return await _guarded(
+            scorer.score(run, source="live"), run, scorer, timeout, time.perf_counter(), failures
+        )
 
 
-def score_inline(run: Run, scorer: Scorer, timeout: float | None) -> ScoreRecord | asyncio.Task[ScoreRecord]:
+def score_inline(
+    run: Run, scorer: Scorer, timeout: float | None, failures: FailureLog
+) -> ScoreRecord | asyncio.Task[ScoreRecord]:
     """Score right here, with no task, when the scorer finishes without waiting (its steps are sync).
 
     Should a step await something after all, the rest of the call continues in a task, in the same
@@ -42,13 +89,18 @@ def score_inline(run: Run, scorer: Scorer, timeout: float | None) -> ScoreRecord
         return result
     except BaseException as err:  # scorer errors become data and never escape, whatever they are:
         # the engine's own cancellation only arrives at an await, never inside this synchronous call
-        return _failure(run, scorer, err, started)
-    rest = _guarded(_Resumed(call, waiting_on), run, scorer, timeout, started)
+        return _failure(run, scorer, err, started, failures)
+    rest = _guarded(_Resumed(call, waiting_on), run, scorer, timeout, started, failures)
     return asyncio.get_running_loop().create_task(rest, context=context)
 
 
 async def _guarded(
-    call: Awaitable[ScoreResult], run: Run, scorer: Scorer, timeout: float | None, started: float
+    call: Awaitable[ScoreResult],
+    run: Run,
+    scorer: Scorer,
+    timeout: float | None,
+    started: float,
+    failures: FailureLog,
 ) -> ScoreRecord:
     try:
         async with asyncio.timeout(timeout):
@@ -62,11 +114,13 @@ async def _guarded(
         if really_cancelled(err):  # the engine's own task is being cancelled: let it
             raise
         error = err
-    return _failure(run, scorer, error, started)
+    return _failure(run, scorer, error, started, failures)
 
 
-def _failure(run: Run, scorer: Scorer, error: BaseException, started: float) -> ScoreFailure | ScoreSkipped:
-    return error_record(
+def _failure(
+    run: Run, scorer: Scorer, error: BaseException, started: float, failures: FailureLog
+) -> ScoreFailure | ScoreSkipped:
+    record = error_record(
         scorer_id=scorer.id,
         scorer_name=scorer.name,
         run=run,
@@ -74,6 +128,9 @@ def _failure(run: Run, scorer: Scorer, error: BaseException, started: float) -> 
         source="live",
         duration_ms=(time.perf_counter() - started) * 1000,
     )
+    if isinstance(record, ScoreFailure):
+        failures.note(record, error)
+    return record
 
 
 class _Resumed:

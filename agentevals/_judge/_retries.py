@@ -1,14 +1,16 @@
 """Judge retries logged as summaries: each attempt at DEBUG, a WARNING at most once a minute per model.
 
 A provider that rate-limits every call would otherwise write one warning per attempt of every call.
+Inside a ``ScoringEngine`` with ``redact=``, the provider's error text in these lines (which may echo the
+prompt) goes through the engine's redactor first.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections import Counter
+
+from agentevals._redact import active_redactor, redact_text
+from agentevals._throttle import Throttle
 
 log = logging.getLogger("agentevals.judge")
 
@@ -18,20 +20,14 @@ class RetryLog:
 
     def __init__(self, interval: float = 60.0) -> None:
         self.interval = interval
-        self._lock = threading.Lock()
-        self._counts: dict[str, Counter[str]] = {}
-        self._reported: dict[str, float] = {}
+        self._throttle = Throttle(interval)
 
     def note(self, model: str, attempt: int, max_attempts: int, error_type: str, detail: str) -> None:
+        detail = redact_text(active_redactor(), detail)
         log.debug("judge %s attempt %d/%d failed (%s); retrying", model, attempt, max_attempts, detail)
-        now = time.monotonic()
-        with self._lock:
-            counts = self._counts.setdefault(model, Counter())
-            counts[error_type] += 1
-            if now - self._reported.get(model, -self.interval) < self.interval:
-                return
-            self._reported[model] = now
-            del self._counts[model]
+        _, counts = self._throttle.note(model, error_type)
+        if counts is None:
+            return
         kinds = ", ".join(f"{kind} ×{n}" for kind, n in counts.most_common())
         log.warning(
             "judge %s: %d failed attempt(s) retried (%s) since the last report; last: %s. "
