@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Literal
 
+from agentevals._engine._checks import check_scorers, check_sinks, default_sink
 from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
 from agentevals._engine._control import EngineControl
 from agentevals._engine._deferred import DeferredRun
@@ -26,7 +27,6 @@ from agentevals._result import ScoreRecord
 from agentevals._run import Run
 from agentevals._sampling import sample_point
 from agentevals._sync import background_loop
-from agentevals.sinks._logging import LoggingSink
 from agentevals.sinks._protocol import Sink, as_sink, sink_name
 from agentevals.sinks._retry import DEFAULT_DEAD_LETTER, DeadLetter, RetryPolicy
 
@@ -59,8 +59,9 @@ class ScoringEngine(EngineControl):
     - ``scorers``: ``{"relevancy": {"scorer": s, "sampling": {"type": "ratio", "rate": 0.25}}}``, a list
       of scorers, :class:`ScorerEntry` objects, or one scorer. Ratio sampling is deterministic by
       ``trace_id or run_id``.
-    - ``sinks``: :class:`~agentevals.sinks.Sink` objects or plain callables taking one record; default
-      ``[LoggingSink()]`` (use ``SQLiteSink("agentevals.db")`` to keep results).
+    - ``sinks``: :class:`~agentevals.sinks.Sink` objects or plain callables taking one record. Without
+      them results only go to the ``agentevals.results`` logger (a ``LoggingSink``, printed to stderr
+      while logging is not configured), with a warning: use ``[SQLiteSink("agentevals.db")]`` to keep them.
     - ``queue_size`` / ``overflow``: at most ``queue_size`` runs wait; when full, ``"drop_newest"`` (the
       default) refuses the new run, ``"drop_oldest"`` evicts the oldest. Every drop is counted.
     - ``max_concurrency``: scorer calls at once (each :class:`ScorerEntry` may set its own lower limit);
@@ -78,6 +79,9 @@ class ScoringEngine(EngineControl):
       lone surrogates, objects whose ``repr`` raises) is stored with them replaced and their paths in
       its ``sanitized`` field; a record a sink still rejects is isolated from its batch.
     - ``exit_timeout``: seconds the flush at interpreter exit, or on SIGTERM, may take.
+    - ``check``: at construction, verify each scorer's judges (:meth:`Scorer.check <agentevals.Scorer.check>`,
+      no model call) and each sink that has a ``check()``; a problem is a ``ValueError`` naming the
+      scorer or sink. ``check=False`` skips it (e.g. when API keys are set after the engine is made).
     - ``handle_sigterm``: on SIGTERM (how containers stop a service), flush within ``exit_timeout``,
       then run the handler the application had installed, or, if none, end the process as SIGTERM
       does. Installed only when the engine is made on the main thread; ``False`` leaves SIGTERM alone.
@@ -130,8 +134,11 @@ class ScoringEngine(EngineControl):
         dead_letter: str | os.PathLike[str] = DEFAULT_DEAD_LETTER,
         exit_timeout: float = 30.0,
         handle_sigterm: bool = True,
+        check: bool = True,
     ) -> None:
         self._entries = normalize_scorers(scorers)
+        if check:
+            check_scorers(self._entries)
         check_options(
             queue_size=queue_size,
             max_concurrency=max_concurrency,
@@ -152,7 +159,9 @@ class ScoringEngine(EngineControl):
         self.entity = entity
         self.exit_timeout = exit_timeout
         self.linger = linger
-        self.sinks: list[Sink] = [as_sink(s) for s in (sinks if sinks is not None else [LoggingSink()])]
+        self.sinks: list[Sink] = [as_sink(s) for s in sinks] if sinks is not None else [default_sink()]
+        if check:
+            check_sinks(self.sinks)
         self.dead_letter = DeadLetter(dead_letter)
         self._all = tuple(self._entries.values())
         self._ratio_needed = any(e.sampling.kind == "ratio" for e in self._all)
