@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentevals._engine._config import ScorerEntry, check_timeout
+from agentevals._engine._inline import InlineWorker
 from agentevals._engine._signals import SigtermFlush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, FlushReport, percentile, report_since
@@ -59,6 +60,7 @@ class EngineControl:
     _tasks: set[asyncio.Task[None]]
     _service: list[asyncio.Task[None]]
     _sigterm: SigtermFlush | None
+    _worker: InlineWorker | None
     dead_letter: DeadLetter
     exit_timeout: float
 
@@ -142,6 +144,8 @@ class EngineControl:
         for task in [*self._service, *self._tasks]:
             task.cancel()
         await asyncio.gather(*self._service, *self._tasks, return_exceptions=True)
+        if self._worker is not None:
+            self._worker.close()
         self._abandon_queued()
         for worker in self._workers:
             leftover = worker.take_all()

@@ -4,26 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import contextlib
 import logging
 import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from agentevals._engine._checks import check_scorers, check_sinks, default_sink
 from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
-from agentevals._engine._control import EngineControl
 from agentevals._engine._deferred import DeferredRun
-from agentevals._engine._scoring import FailureLog, Redactor, finalize, score_inline, score_once
+from agentevals._engine._dispatch import EngineDispatch
+from agentevals._engine._scoring import FailureLog, Redactor
 from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
-from agentevals._errors import RunBuildError
-from agentevals._failure import failure_record, skipped_record
-from agentevals._redact import redact_text, set_active_redactor
-from agentevals._result import ScoreRecord
+from agentevals._redact import redact_text
 from agentevals._run import Run
 from agentevals._sampling import sample_point
 from agentevals._sync import background_loop
@@ -34,22 +30,9 @@ logger = logging.getLogger("agentevals.engine")
 
 Overflow = Literal["drop_newest", "drop_oldest"]
 _Item = tuple[Run | DeferredRun, tuple[ScorerEntry, ...], float]
-_INLINE_BURST = 64  # inline scorer calls between yields to the rest of the loop
 
 
-class _RunState:
-    """One accepted run being scored: its pairs (run x scorer) not done yet, how many were handed to
-    scoring, and whether a shutdown gave it up."""
-
-    __slots__ = ("abandoned", "handed", "left")
-
-    def __init__(self, pairs: int) -> None:
-        self.left = pairs
-        self.handed = 0
-        self.abandoned = False
-
-
-class ScoringEngine(EngineControl):
+class ScoringEngine(EngineDispatch):
     """Scores finished runs in the background and sends every result (or error record) to the sinks.
 
     ``submit(run)`` decides sampling per scorer, appends to a bounded queue and returns in microseconds;
@@ -65,10 +48,13 @@ class ScoringEngine(EngineControl):
     - ``queue_size`` / ``overflow``: at most ``queue_size`` runs wait; when full, ``"drop_newest"`` (the
       default) refuses the new run, ``"drop_oldest"`` evicts the oldest. Every drop is counted.
     - ``max_concurrency``: scorer calls at once (each :class:`ScorerEntry` may set its own lower limit);
-      ``scorer_timeout``: seconds before a scorer call becomes a ``TimeoutError`` record. A scorer's
-      *sync* step runs on the engine's loop and cannot be interrupted, so make slow steps ``async``;
-      should one never return, ``flush``/``shutdown`` (and the exit) still return
-      ``_CALL_GRACE`` seconds past their timeout, counting what waits as abandoned.
+      ``scorer_timeout``: seconds before a scorer call becomes a ``TimeoutError`` record. Scorers whose
+      steps are all sync run on a worker thread of the engine, in chunks: a call that overruns gets its
+      ``TimeoutError`` record, its thread is abandoned (a sync step cannot be interrupted) and the
+      engine goes on. A sync step of a scorer that also has async steps runs on the engine's loop and
+      cannot be cut off, so make slow steps ``async``; should one never return, ``flush``/``shutdown``
+      (and the exit) still return ``_CALL_GRACE`` seconds past their timeout, counting what waits as
+      abandoned.
     - ``redact``: ``(record) -> record`` applied before any sink, e.g. to mask emails (below).
     - ``entity``: the agent or chain name for records whose run has none.
     - ``linger``: seconds the engine lets runs gather before scoring them as one batch (less switching
@@ -189,6 +175,7 @@ class ScoringEngine(EngineControl):
         self._skipped_by = dict.fromkeys(self._entries, 0)
         self._latencies = deque(maxlen=10_000)
         self._failures = FailureLog(redact)  # scorer failures in the log too (throttled)
+        self._worker = None  # the thread scoring sync scorers, made on first use
         self._pending_pairs = 0
         self._scoring = 0  # runs taken from the queue, not finished or abandoned yet
         self._flushing = 0
@@ -349,255 +336,6 @@ class ScoringEngine(EngineControl):
                 "agentevals: submit() ignored an invalid run: %s", redact_text(self.redact, str(err))
             )
             return None
-
-    # -- background loop --------------------------------------------------------------------------
-
-    def _start(self) -> None:
-        set_active_redactor(self.redact)  # judge retry logs in this engine's scoring tasks go through it
-        self._service = [self._loop.create_task(self._dispatch(), name="agentevals-dispatch")]
-        self._service += [
-            self._loop.create_task(w.run(), name=f"agentevals-sink-{w.name}") for w in self._workers
-        ]
-
-    async def _dispatch(self) -> None:
-        while True:
-            await self._wake.wait()
-            if self.linger and not self._rush.is_set():
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.linger):
-                        await self._rush.wait()
-            self._wake.clear()
-            if not self._flushing:
-                self._rush.clear()
-            # A plain store, no lock: a submit that still saw it True appended before this drain.
-            self._wake_pending = False
-            await self._drain()
-
-    async def _drain(self) -> None:
-        """Score every queued run. A method of its own so that, once it returns, no local keeps the
-        last run alive while the engine waits for the next one."""
-        inline_calls = 0
-        while True:
-            try:
-                item, entries, submitted_at = self._queue.popleft()
-            except IndexError:
-                return
-            self._pending_pairs += len(entries)
-            self._scoring += 1
-            state = _RunState(len(entries))
-            try:
-                if isinstance(item, Run):
-                    run: Run | None = item
-                else:
-                    run = await self._materialize(item, entries, submitted_at, state)
-                if run is None:
-                    continue
-                failed = run.error is not None
-                for entry in entries:
-                    if failed and not entry.score_errors:  # the agent raised: skipped, not scored
-                        state.handed += 1
-                        unfinished = self._offer(self._run_failed(run, entry), run, submitted_at, state)
-                        if unfinished is not None:
-                            await unfinished
-                    elif id(entry) in self._inline:
-                        state.handed += 1
-                        unfinished = self._score_inline(run, entry, submitted_at, state)
-                        if unfinished is not None:
-                            await unfinished
-                        inline_calls += 1
-                        if inline_calls % _INLINE_BURST == 0:
-                            await asyncio.sleep(0)  # let sink writers and judge replies in
-                    else:
-                        await self._slots.acquire()
-                        state.handed += 1
-                        self._track(self._score(run, entry, submitted_at, state))
-            except asyncio.CancelledError:  # the shutdown ran out of time: the rest is abandoned
-                self._abandon(state, len(entries) - state.handed)
-                raise
-
-    async def _materialize(
-        self, deferred: DeferredRun, entries: tuple[ScorerEntry, ...], submitted_at: float, state: _RunState
-    ) -> Run | None:
-        """Build a deferred run; if that fails, each sampled scorer gets an error record instead."""
-        try:
-            return deferred.materialize()
-        except BaseException as err:  # the builder's failure, whatever it is, becomes error records
-            logger.warning("agentevals: building run %s failed; error records written", deferred.run_id)
-            error = RunBuildError(f"{type(err).__name__}: {err}")
-            error.__cause__ = err
-            stand_in = deferred.placeholder()
-            for entry in entries:
-                state.handed += 1
-                try:
-                    failure = failure_record(
-                        scorer_id=entry.scorer.id,
-                        scorer_name=entry.scorer.name,
-                        run=stand_in,
-                        error=error,
-                        source="live",
-                    )
-                    await self._deliver(failure, stand_in, submitted_at)
-                finally:
-                    self._pair_done(state)
-            return None
-
-    def _track(self, call: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(call)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def _timeout_of(self, entry: ScorerEntry) -> float | None:
-        return entry.timeout if entry.timeout is not None else self.scorer_timeout
-
-    async def _score(self, run: Run, entry: ScorerEntry, submitted_at: float, state: _RunState) -> None:
-        record: ScoreRecord | None = None
-        try:
-            limit = self._scorer_limits.get(id(entry))
-            timeout = self._timeout_of(entry)
-            try:
-                if limit is None:
-                    record = await score_once(run, entry.scorer, timeout, self._concurrency, self._failures)
-                else:
-                    async with limit:
-                        record = await score_once(
-                            run, entry.scorer, timeout, self._concurrency, self._failures
-                        )
-            except asyncio.CancelledError as err:
-                if self._stopping:
-                    raise
-                record = self._self_cancelled(run, entry, err)
-            await self._deliver(record, run, submitted_at)
-        except asyncio.CancelledError:
-            if record is None:
-                self._abandon(state, 0)
-            raise
-        finally:
-            self._pair_done(state)
-            self._slots.release()
-
-    def _self_cancelled(self, run: Run, entry: ScorerEntry, error: BaseException) -> ScoreRecord:
-        """The error record of a scorer that cancelled its own task (not the engine: it is not stopping)."""
-        task = asyncio.current_task()
-        if task is not None:
-            while task.uncancel():
-                pass
-        return failure_record(
-            scorer_id=entry.scorer.id, scorer_name=entry.scorer.name, run=run, error=error, source="live"
-        )
-
-    def _score_inline(
-        self, run: Run, entry: ScorerEntry, submitted_at: float, state: _RunState
-    ) -> Coroutine[Any, Any, None] | None:
-        """A scorer with only sync steps: scored right here, no task, no semaphores. Returns what is
-        left to await, if anything: a sink whose buffer is full. A step that awaited after all goes on
-        in a task of its own."""
-        outcome = score_inline(run, entry.scorer, self._timeout_of(entry), self._failures)
-        if isinstance(outcome, asyncio.Task):  # a step awaited after all: finish in the background
-            self._track(self._finish(outcome, run, entry, submitted_at, state))
-            return None
-        return self._offer(outcome, run, submitted_at, state)
-
-    def _offer(
-        self, record: ScoreRecord, run: Run, submitted_at: float, state: _RunState
-    ) -> Coroutine[Any, Any, None] | None:
-        """Account ``record`` and hand it to every sink without waiting; returns what is left to await,
-        if anything: a sink whose buffer is full."""
-        record = self._accounted(record, run, submitted_at)
-        full = [worker for worker in self._workers if not worker.offer(record)]
-        if full:
-            return self._put_then_done(full, record, state)
-        self._pair_done(state)
-        return None
-
-    @staticmethod
-    def _run_failed(run: Run, entry: ScorerEntry) -> ScoreRecord:
-        return skipped_record(
-            scorer_id=entry.scorer.id,
-            scorer_name=entry.scorer.name,
-            run=run,
-            skip_reason="run_failed",
-            reason=f"the run failed ({run.error}); this scorer scores only runs that succeed "
-            "(ScorerEntry(score_errors=True) scores failed runs too)",
-            source="live",
-        )
-
-    async def _put_then_done(self, workers: list[SinkWorker], record: ScoreRecord, state: _RunState) -> None:
-        left = iter(workers)
-        try:
-            for worker in left:
-                await worker.put(record)
-        except asyncio.CancelledError:  # `put` buffered it; the other sinks get it too, to spill
-            for worker in left:
-                worker.buffer.append(record)
-            raise
-        finally:
-            self._pair_done(state)
-
-    async def _finish(
-        self,
-        rest: asyncio.Task[ScoreRecord],
-        run: Run,
-        entry: ScorerEntry,
-        submitted_at: float,
-        state: _RunState,
-    ) -> None:
-        record: ScoreRecord | None = None
-        try:
-            try:
-                record = await rest
-            except asyncio.CancelledError as err:
-                if self._stopping:
-                    raise
-                record = self._self_cancelled(run, entry, err)
-            await self._deliver(record, run, submitted_at)
-        except asyncio.CancelledError:
-            rest.cancel()
-            if record is None:
-                self._abandon(state, 0)
-            raise
-        finally:
-            self._pair_done(state)
-
-    def _accounted(self, record: ScoreRecord, run: Run, submitted_at: float) -> ScoreRecord:
-        """``record`` finalized (entity, redaction) and counted in the stats."""
-        record = finalize(record, run.entity or self.entity, self.redact)
-        self._latencies.append((time.perf_counter() - submitted_at) * 1000)
-        outcome = record.outcome
-        self._done[outcome] += 1
-        if outcome == "skipped":
-            self._skipped_by[record.scorer_id] = self._skipped_by.get(record.scorer_id, 0) + 1
-        return record
-
-    async def _deliver(self, record: ScoreRecord, run: Run, submitted_at: float) -> None:
-        record = self._accounted(record, run, submitted_at)
-        workers = iter(self._workers)
-        try:
-            for worker in workers:
-                await worker.put(record)
-        except asyncio.CancelledError:  # `put` buffered it; the other sinks get it too, to spill
-            for worker in workers:
-                worker.buffer.append(record)
-            raise
-
-    def _pair_done(self, state: _RunState) -> None:
-        """One (run, scorer) pair is scored and its record handed to the sinks (or it was abandoned)."""
-        self._pending_pairs -= 1
-        state.left -= 1
-        if not state.left and not state.abandoned:
-            self._done["finished"] += 1
-            self._scoring -= 1
-        if not self._pending_pairs:
-            self._check_settled()
-
-    def _abandon(self, state: _RunState, unstarted: int) -> None:
-        """A shutdown out of time gives up ``state``'s run; ``unstarted`` of its pairs never began."""
-        if not state.abandoned and state.left:
-            state.abandoned = True
-            self._done["abandoned"] += 1
-            self._scoring -= 1
-        if unstarted:
-            self._pending_pairs -= unstarted
-            state.left -= unstarted
 
     def __repr__(self) -> str:
         return f"ScoringEngine(scorers={self.scorer_ids}, sinks={[type(s).__name__ for s in self.sinks]})"

@@ -251,14 +251,14 @@ def test_a_sync_step_that_never_returns_cannot_hang_shutdown(dead_letter: Path) 
 
     def stuck(run: Run) -> float:
         if run.run_id == "run-2":
-            never.wait()  # blocks the engine's loop: a sync step cannot be interrupted
+            never.wait()  # a sync step cannot be interrupted; without a timeout it is never given up
         return 1.0
 
     memory = MemorySink()
     engine = ScoringEngine(
         create_scorer(id="stuck").generate_score(stuck),
         sinks=[memory],
-        scorer_timeout=0.2,
+        scorer_timeout=None,
         dead_letter=dead_letter,
         linger=0,
     )
