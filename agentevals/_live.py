@@ -44,9 +44,8 @@ def scorer_specs(scorers: Any, sampling: Any = None, score_errors: bool | None =
     ``sampling`` is anything the engine accepts (a rate such as ``0.5``, ``{"type": "ratio", "rate": 0.5}``,
     a callable ``(run) -> bool``); entries given as ``ScorerEntry`` objects keep their own.
     """
-    defaults = {
-        key: value for key, value in (("sampling", sampling), ("score_errors", score_errors)) if value is not None
-    }
+    given = (("sampling", sampling), ("score_errors", score_errors))
+    defaults = {key: value for key, value in given if value is not None}
     if not defaults:
         return scorers
 
@@ -100,7 +99,8 @@ class LiveScoring:
     Give it either a ready ``engine=`` (shared by several integrations) or ``scorers=`` and ``sinks=``
     (plus a default ``sampling=`` and ``score_errors=`` for entries that set none) and it builds a
     :class:`~agentevals.ScoringEngine`. Submit failed runs too (``Run.error`` set): each scorer scores
-    them only with ``score_errors=True``, and otherwise writes a skipped record (``run_failed``). Subclasses capture runs and call :meth:`submit` or
+    them only with ``score_errors=True``, and otherwise writes a skipped record (``run_failed``).
+    Subclasses capture runs and call :meth:`submit` or
     :meth:`submit_lazy`; users call :meth:`flush` before reading results and :meth:`shutdown` at exit.
 
     >>> from agentevals import Run, create_scorer

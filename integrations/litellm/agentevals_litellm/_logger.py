@@ -33,7 +33,8 @@ class ScoringLogger(LiveScoring, CustomLogger):
     Calls made while a scorer runs (the LLM judges' own calls) are never scored, so there is no
     feedback loop; neither is a call with ``metadata={"agentevals_skip": True}``. A failed call becomes
     a ``Run`` with ``error`` set: scored by the scorers with ``score_errors=True`` (``score_errors=``
-    here is the default of every scorer entry), skipped (``run_failed``) by the others. LiteLLM callbacks are process-global: register one logger
+    here is the default of every scorer entry), skipped (``run_failed``) by the others. LiteLLM
+    callbacks are process-global: register one logger
     once (per-call ``callbacks=[...]`` leak into later calls in LiteLLM).
 
     >>> from agentevals.scorers import create_includes_scorer
