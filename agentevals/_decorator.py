@@ -31,14 +31,16 @@ def scored(
     sampling: float | Mapping[str, Any] | None = None,
     entity: str | None = None,
     input_arg: str | None = None,
-    score_errors: bool = False,
+    score_errors: bool | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Score every call of a sync or async function that takes a prompt/messages and returns text/messages.
 
     The input is the argument named ``input_arg`` (default: the first of ``messages``, ``prompt``,
     ``input``, ``question``, ``query``, ``text``, else the first argument). The call returns at once;
     scoring runs in the background. The decorated function has an ``engine`` attribute (flush it before
-    exit). A raising function re-raises; its run is scored only with ``score_errors=True``.
+    exit). A raising function re-raises; its run is submitted with ``error`` set, scored by the scorers
+    with ``score_errors=True`` (``score_errors=`` is every entry's default) and recorded as skipped
+    (``run_failed``) by the others.
 
     >>> from agentevals.scorers import create_includes_scorer
     >>> @scored(scorers=[create_includes_scorer()])              # doctest: +SKIP
@@ -46,7 +48,9 @@ def scored(
     ...     return "Paris"
     >>> answer("Capital of France?"); answer.engine.flush()    # doctest: +SKIP
     """
-    scoring = _Scored(engine=engine, scorers=scorers, sinks=sinks, sampling=sampling)
+    scoring = _Scored(
+        engine=engine, scorers=scorers, sinks=sinks, sampling=sampling, score_errors=score_errors
+    )
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
@@ -54,7 +58,7 @@ def scored(
                 f"@scored cannot wrap the generator {fn.__qualname__}; wrap a function that returns "
                 "the whole text (collect the stream first)"
             )
-        capture = _Capture(fn, scoring, entity or fn.__qualname__, input_arg, score_errors)
+        capture = _Capture(fn, scoring, entity or fn.__qualname__, input_arg)
         if inspect.iscoroutinefunction(fn):
             async_fn = cast(Callable[..., Awaitable[Any]], fn)
 
@@ -105,11 +109,9 @@ class _Capture:
         scoring: LiveScoring,
         entity: str,
         input_arg: str | None,
-        score_errors: bool,
     ) -> None:
         self.scoring = scoring
         self.entity = entity
-        self.score_errors = score_errors
         self.signature: inspect.Signature | None
         try:
             self.signature = inspect.signature(fn)
@@ -137,8 +139,6 @@ class _Capture:
         t0: float,
     ) -> None:
         duration_ms = (time.perf_counter() - t0) * 1000
-        if error is not None and not self.score_errors:
-            return
         try:
             run = run_from_call(
                 self._input_of(args, kwargs),

@@ -71,22 +71,36 @@ def test_function_returning_the_whole_conversation_and_langchain_messages() -> N
     assert (run.input_text, run.output_text) == ("do it", "done")
 
 
-def test_errors_reraise_and_are_scored_only_when_asked() -> None:
+def test_errors_reraise_and_their_runs_are_submitted_with_the_error() -> None:
     engine = RecordingEngine()
 
     @scored(engine=engine)
-    def quiet(prompt: str) -> str:
+    def fails(prompt: str) -> str:
         raise ValueError("nope")
 
-    @scored(engine=engine, score_errors=True)
-    def loud(prompt: str) -> str:
-        raise ValueError("nope")
-
-    for fn in (quiet, loud):
-        with pytest.raises(ValueError, match="nope"):
-            fn("x")
+    with pytest.raises(ValueError, match="nope"):
+        fails("x")
     (run,) = engine.runs
     assert run.error == "ValueError: nope" and run.input_text == "x" and run.output is None
+
+
+def test_a_failed_call_is_scored_where_asked_and_skipped_elsewhere() -> None:
+    from agentevals import create_scorer
+    from agentevals.sinks import MemorySink
+
+    memory = MemorySink()
+    failed = create_scorer(id="failed").generate_score(lambda run, **_: float(run.error is not None))
+    other = create_scorer(id="other").generate_score(lambda run, **_: 1.0)
+
+    @scored(scorers={"failed": {"scorer": failed, "score_errors": True}, "other": other}, sinks=[memory])
+    def fails(prompt: str) -> str:
+        raise ValueError("nope")
+
+    with pytest.raises(ValueError):
+        fails("x")
+    assert fails.engine.flush()  # type: ignore[attr-defined]
+    outcomes = {r.scorer_id: (r.outcome, r.score) for r in memory.records}
+    assert outcomes == {"failed": ("scored", 1.0), "other": ("skipped", None)}
 
 
 def test_capture_never_raises_into_the_call() -> None:
