@@ -21,8 +21,7 @@ def main() -> None:
         lambda run, **_: 1.0 if any(w in run.output_text.lower() for w in ("please", "thank")) else 0.0
     )
     memory = MemorySink()
-    logger = ScoringLogger(scorers=[polite], sinks=[memory])
-    litellm.callbacks = [*litellm.callbacks, logger]
+    logger = ScoringLogger(scorers=[polite], sinks=[memory]).register()
     try:
         for reply in ("Thank you for asking! It is sunny.", "Sunny."):
             litellm.completion(
@@ -38,7 +37,7 @@ def main() -> None:
             time.sleep(0.01)
         logger.flush()
     finally:
-        litellm.callbacks = [c for c in litellm.callbacks if c is not logger]
+        logger.unregister()
     for record in memory.records:
         print(record.scorer_id, record.score, record.output[0].content)
 

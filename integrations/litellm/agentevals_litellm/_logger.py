@@ -20,10 +20,17 @@ SKIP_KEY = "agentevals_skip"
 
 _JUDGE_KEYS = (SKIP_KEY, "agentevals_judge")
 _CALL_TYPES = {"completion", "acompletion"}
+_CALLBACK_LISTS = (
+    "callbacks",
+    "success_callback",
+    "failure_callback",
+    "_async_success_callback",
+    "_async_failure_callback",
+)
 
 
 class ScoringLogger(LiveScoring, CustomLogger):
-    """Score raw LiteLLM chat calls: ``litellm.callbacks = [ScoringLogger(scorers=..., sinks=...)]``.
+    """Score raw LiteLLM chat calls: ``logger = ScoringLogger(scorers=..., sinks=...).register()``.
 
     Each successful ``completion``/``acompletion`` becomes one ``Run``: the request messages are the
     input (system, history, user), the reply (with its tool calls) the output; token usage, cost and
@@ -34,12 +41,11 @@ class ScoringLogger(LiveScoring, CustomLogger):
     feedback loop; neither is a call with ``metadata={"agentevals_skip": True}``. A failed call becomes
     a ``Run`` with ``error`` set: scored by the scorers with ``score_errors=True`` (``score_errors=``
     here is the default of every scorer entry), skipped (``run_failed``) by the others. LiteLLM
-    callbacks are process-global: register one logger
-    once (per-call ``callbacks=[...]`` leak into later calls in LiteLLM).
+    callbacks are process-global: :meth:`register` one logger once and :meth:`unregister` it to stop
+    (per-call ``callbacks=[...]`` leak into later calls in LiteLLM).
 
     >>> from agentevals.scorers import create_includes_scorer
-    >>> import litellm                                                     # doctest: +SKIP
-    >>> litellm.callbacks = [ScoringLogger(scorers=[create_includes_scorer()], sinks=[])]  # doctest: +SKIP
+    >>> logger = ScoringLogger(scorers=[create_includes_scorer()], sinks=[]).register()  # doctest: +SKIP
     """
 
     def __init__(
@@ -58,6 +64,25 @@ class ScoringLogger(LiveScoring, CustomLogger):
         CustomLogger.__init__(self)
         self.entity = entity
         self.skipped = 0
+
+    # -- registration ----------------------------------------------------------------------------------
+
+    def register(self) -> ScoringLogger:
+        """Add this logger to LiteLLM's process-wide callbacks (once) and return it."""
+        lm = import_litellm()
+        if not any(c is self for c in lm.callbacks):
+            setattr(lm, "callbacks", [*lm.callbacks, self])  # noqa: B010  (a module attribute)
+        return self
+
+    def unregister(self) -> None:
+        """Remove this logger from every LiteLLM callback list. LiteLLM copies ``litellm.callbacks`` into
+        lists of its own on the first call, and adds no second logger of a class it already holds, so
+        clearing ``litellm.callbacks`` alone leaves this one active and keeps a new one out."""
+        lm = import_litellm()
+        for name in _CALLBACK_LISTS:
+            current = getattr(lm, name, None)
+            if isinstance(current, list):
+                setattr(lm, name, [c for c in current if c is not self])
 
     # -- LiteLLM hooks: sync calls log on a LiteLLM thread, async calls on the caller's loop ----------
 

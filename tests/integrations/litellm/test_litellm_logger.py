@@ -34,30 +34,18 @@ class RecordingEngine:
         return True
 
 
-_CALLBACK_LISTS = (
-    "callbacks",
-    "success_callback",
-    "failure_callback",
-    "_async_success_callback",
-    "_async_failure_callback",
-)
-
-
 @pytest.fixture
 def register() -> Iterator[Callable[[ScoringLogger], ScoringLogger]]:
-    """Register a logger globally for one test, then remove it from every LiteLLM callback list."""
+    """Register a logger globally for one test, then unregister it from every LiteLLM callback list."""
     added: list[ScoringLogger] = []
 
     def add(logger: ScoringLogger) -> ScoringLogger:
         added.append(logger)
-        litellm.callbacks = [*litellm.callbacks, logger]
-        return logger
+        return logger.register()
 
     yield add
-    for name in _CALLBACK_LISTS:
-        current = getattr(litellm, name, None)
-        if isinstance(current, list):
-            setattr(litellm, name, [c for c in current if not any(c is a for a in added)])
+    for logger in added:
+        logger.unregister()
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
@@ -176,3 +164,17 @@ async def test_streamed_calls_are_scored_once_with_the_whole_reply(register: Any
     assert await await_for(lambda: len(engine.runs) == 1)
     (run,) = engine.runs
     assert run.output_text == "streamed reply" and run.metadata["stream"] is True
+
+
+def test_unregister_lets_a_new_logger_take_over(register: Callable[[ScoringLogger], ScoringLogger]) -> None:
+    """LiteLLM keeps its own copies of the callbacks and refuses a second logger of one class: after
+    unregister(), a new ScoringLogger receives the calls and the old one none."""
+    first = ScoringLogger(engine=RecordingEngine()).register()
+    litellm.completion(model=MODEL, messages=[{"role": "user", "content": "a"}], mock_response="1")
+    assert wait_for(lambda: len(first.engine.runs) == 1)  # type: ignore[attr-defined]
+    first.unregister()
+    second = register(ScoringLogger(engine=RecordingEngine()))
+    litellm.completion(model=MODEL, messages=[{"role": "user", "content": "b"}], mock_response="2")
+    assert wait_for(lambda: len(second.engine.runs) == 1)  # type: ignore[attr-defined]
+    time.sleep(0.2)
+    assert len(first.engine.runs) == 1  # type: ignore[attr-defined]
