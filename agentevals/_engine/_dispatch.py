@@ -72,7 +72,10 @@ class EngineDispatch(EngineControl):
                 self._rush.clear()
             # A plain store, no lock: a submit that still saw it True appended before this drain.
             self._wake_pending = False
-            await self._drain()
+            try:
+                await self._drain()
+            except Exception:  # a bug of ours: keep scoring later runs; stats().unbalanced() shows the gap
+                logger.exception("agentevals: the scoring loop failed; it goes on with the next runs")
 
     async def _drain(self) -> None:
         """Score every queued run. A method of its own so that, once it returns, no local keeps the

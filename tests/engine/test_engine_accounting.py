@@ -276,3 +276,33 @@ def test_a_sync_step_that_never_returns_cannot_hang_shutdown(dead_letter: Path) 
         assert stats.abandoned == report.abandoned and stats.finished + stats.abandoned == 10
     finally:
         never.set()
+
+
+def test_a_bug_in_the_scoring_loop_is_logged_and_later_runs_are_still_scored(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from agentevals import Run, ScoringEngine, create_scorer
+    from agentevals._engine import _dispatch
+    from agentevals.sinks import MemorySink
+
+    memory = MemorySink()
+    scorer = create_scorer(id="one").generate_score(lambda run, **_: 1.0)
+    engine = ScoringEngine([scorer], sinks=[memory], linger=0)
+    real_drain = _dispatch.EngineDispatch._drain
+    calls = {"n": 0}
+
+    async def drain_once_broken(self: object) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("bug in the loop")
+        await real_drain(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_dispatch.EngineDispatch, "_drain", drain_once_broken)
+    with caplog.at_level("ERROR", logger="agentevals.engine"):
+        engine.submit(Run(input="a", output="b"))
+        engine.flush(timeout=1)
+        engine.submit(Run(input="c", output="d"))
+        engine.flush(timeout=5)
+    assert any("scoring loop failed" in r.getMessage() for r in caplog.records)
+    assert [r.input for r in memory.records][-1] == "c"
+    engine.shutdown()
