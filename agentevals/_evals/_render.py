@@ -20,11 +20,12 @@ def _pct(value: float | None) -> str:
 
 
 def render_eval(result: EvalResult, console: Console, *, max_failures: int = 10) -> None:
-    """Per scorer: mean, stdev, min, max, pass rate, threshold, errors; then failing items and the verdict."""
+    """Per scorer: mean, stdev, min, max, pass rate, threshold, errors, skips; then failing items and the
+    verdict."""
     from rich.table import Table
 
     table = Table(title="agentevals: scores", title_justify="left")
-    for name in ("scorer", "mean", "stdev", "min", "max", "pass rate", "threshold", "errors"):
+    for name in ("scorer", "mean", "stdev", "min", "max", "pass rate", "threshold", "errors", "skipped"):
         table.add_column(name, justify="left" if name in ("scorer", "threshold") else "right")
     for stats in result.summary.scorers.values():
         table.add_row(
@@ -36,6 +37,7 @@ def render_eval(result: EvalResult, console: Console, *, max_failures: int = 10)
             _pct(stats.pass_rate),
             _threshold(stats),
             str(stats.errors),
+            str(stats.skipped),
         )
     console.print(table)
     failing = [i for i in result.items if not i.passed]

@@ -379,3 +379,14 @@ def test_a_judge_without_its_key_fails_before_any_item(
     err = capsys.readouterr().err
     assert code == 2
     assert "scorer 'factuality': judge model 'openai/gpt-4o-mini' needs OPENAI_API_KEY" in err
+
+
+def test_the_table_counts_skipped_runs(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "partial.jsonl").write_text('{"input": "a", "ground_truth": "A"}\n{"input": "b"}\n')
+    code = main(
+        ["eval", "partial.jsonl", "--target", "cliapp:upper", "--scorer", "exact_match", "--no-progress"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0  # an item without ground truth is skipped by exact_match, not an error
+    row = next(line for line in out.splitlines() if "exact_match" in line)
+    assert row.split("│")[-2].strip() == "1"  # the skipped column
