@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
@@ -185,3 +186,22 @@ def as_agent_input(value: Any) -> AgentInput | None:
     if isinstance(value, Mapping) and looks_like_agent_input(value):
         return AgentInput.model_validate(value)
     return None
+
+
+def current_trace_context() -> dict[str, Any] | None:
+    """The active OpenTelemetry span's ids (``trace_id``, ``span_id`` as hex, ``trace_flags``), or
+    ``None`` when OpenTelemetry is not in use or no span is active. Integrations call it when a run
+    starts and keep it in the run's ``metadata["otel"]``, so that evaluation events land on that span
+    although scoring happens later. Costs a dictionary lookup when the application never imported
+    OpenTelemetry."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        return None
+    context = trace.get_current_span().get_span_context()
+    if not context.is_valid:
+        return None
+    return {
+        "trace_id": format(context.trace_id, "032x"),
+        "span_id": format(context.span_id, "016x"),
+        "trace_flags": int(context.trace_flags),
+    }

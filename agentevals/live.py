@@ -24,7 +24,7 @@ from agentevals._convert import (
 from agentevals._evals._data import EvalItem
 from agentevals._evals._targets import TARGET_ADAPTERS, StepCapture, TargetAdapter, TargetCall, TargetOutput
 from agentevals._judge._litellm import litellm as import_litellm
-from agentevals._live import Engine, LiveScoring, as_agent_input
+from agentevals._live import Engine, LiveScoring, as_agent_input, current_trace_context
 from agentevals._scorer import is_scoring
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "TargetCall",
     "TargetOutput",
     "as_agent_input",
+    "current_trace_context",
     "import_litellm",
     "is_scoring",
     "langchain_parts",

@@ -9,6 +9,7 @@ from agentevals.sinks._errors import PartialWriteError, SinkConfigError, is_perm
 from agentevals.sinks._jsonl import JsonlSink
 from agentevals.sinks._logging import LoggingSink
 from agentevals.sinks._memory import MemorySink
+from agentevals.sinks._otel import OTelSink
 from agentevals.sinks._postgres import PostgresSink
 from agentevals.sinks._protocol import Sink, as_sink
 from agentevals.sinks._replay import areplay, replay
@@ -24,6 +25,7 @@ __all__ = [
     "JsonlSink",
     "LoggingSink",
     "MemorySink",
+    "OTelSink",
     "PartialWriteError",
     "PostgresSink",
     "RetryPolicy",

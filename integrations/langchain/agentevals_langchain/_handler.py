@@ -14,7 +14,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 from agentevals import Scorer
 from agentevals.live import Engine, LiveScoring
-from agentevals_langchain._recorder import Trace, snapshot
+from agentevals_langchain._recorder import Trace, run_metadata, snapshot
 
 log = logging.getLogger("agentevals.langchain")
 
@@ -109,7 +109,7 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
             name=name,
             inputs=snapshot(inputs),
             tags=tuple(tags) if tags else (),
-            metadata=dict(metadata or {}),
+            metadata=run_metadata(metadata),
             started_at=datetime.now(UTC),
             t0=time.perf_counter(),
             run_ids=[key],

@@ -19,7 +19,7 @@ from langchain.agents.middleware.types import PrivateStateAttr
 from agentevals import FlushReport, Scorer
 from agentevals.live import Engine, LiveScoring
 from agentevals_langchain._handler import ScorerCallbackHandler
-from agentevals_langchain._recorder import Trace
+from agentevals_langchain._recorder import Trace, run_metadata
 
 log = logging.getLogger("agentevals.langchain")
 
@@ -203,7 +203,7 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
             name=self.entity or (str(agent_name) if agent_name else None),
             inputs=None,
             tags=(),
-            metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
+            metadata=run_metadata(metadata),
             started_at=datetime.now(UTC),
             t0=time.perf_counter(),
         )

@@ -20,6 +20,7 @@ from langchain_core.messages import BaseMessage
 from agentevals import Message, Run
 from agentevals.live import (
     LangChainParts,
+    current_trace_context,
     langchain_parts,
     messages_from_langchain,
     messages_from_parts,
@@ -251,6 +252,16 @@ def build_run(finished: FinishedRun) -> Run:
     if conversation is None:  # nothing message-like on either side (e.g. a bare retriever run)
         return Run(input=_jsonable(inputs), output=_jsonable(finished.outputs), **fields)
     return Run.from_messages(conversation, **fields)
+
+
+def run_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A run's metadata at its start: the caller's, plus the active OpenTelemetry span's ids under
+    ``"otel"`` (so that evaluation events land on that span)."""
+    captured = dict(metadata) if isinstance(metadata, Mapping) else {}
+    context = current_trace_context()
+    if context is not None:
+        captured["otel"] = context
+    return captured
 
 
 def snapshot(value: Any) -> Any:
