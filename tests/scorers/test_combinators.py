@@ -20,7 +20,8 @@ def test_seed_all_of() -> None:
     failing = strict.run_sync(output="The answer is 4", ground_truth="4")
     assert failing.score == 0.0
     assert failing.reason == "Expected '4', got 'The answer is 4'"
-    assert [r["scorer_id"] for r in failing.analyze_step_result] == ["exact_match", "includes"]
+    assert [r["scorer_id"] for r in failing.analyze_step_result["members"]] == ["exact_match", "includes"]
+    assert failing.analyze_step_result["skipped"] == []
 
 
 def test_seed_any_of() -> None:
