@@ -3,10 +3,10 @@ a skipped one (``SkipRun``) as a ``ScoreSkipped``."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from agentevals._errors import ScorerError, ScorerSkipped
-from agentevals._result import JudgeCall, ScoreFailure, ScoreSkipped, run_fields
+from agentevals._result import JudgeCall, ScoreFailure, ScoreSkipped, Source, run_fields
 from agentevals._steps import SkipRun
 
 
@@ -16,7 +16,8 @@ def failure_record(
     scorer_name: str,
     run: Any,
     error: BaseException,
-    source: Literal["live", "test"] = "test",
+    source: Source = "test",
+    scorer_version: str | None = None,
     duration_ms: float = 0.0,
     failed_step: str | None = None,
 ) -> ScoreFailure:
@@ -36,6 +37,7 @@ def failure_record(
     return ScoreFailure(
         scorer_id=scorer_id,
         scorer_name=scorer_name,
+        scorer_version=scorer_version,
         **run_fields(run),
         preprocess_step_result=completed.get("preprocess"),
         analyze_step_result=completed.get("analyze"),
@@ -59,7 +61,8 @@ def skipped_record(
     run: Any,
     skip_reason: str,
     reason: str,
-    source: Literal["live", "test"] = "test",
+    source: Source = "test",
+    scorer_version: str | None = None,
     duration_ms: float = 0.0,
     skipped_step: str | None = None,
 ) -> ScoreSkipped:
@@ -67,6 +70,7 @@ def skipped_record(
     return ScoreSkipped(
         scorer_id=scorer_id,
         scorer_name=scorer_name,
+        scorer_version=scorer_version,
         **run_fields(run),
         skip_reason=skip_reason,
         reason=reason,
@@ -82,7 +86,8 @@ def error_record(
     scorer_name: str,
     run: Any,
     error: BaseException,
-    source: Literal["live", "test"] = "test",
+    source: Source = "test",
+    scorer_version: str | None = None,
     duration_ms: float = 0.0,
 ) -> ScoreFailure | ScoreSkipped:
     """The record of a scorer call that raised ``error``: skipped when a step skipped the run
@@ -91,6 +96,7 @@ def error_record(
         return skipped_record(
             scorer_id=scorer_id,
             scorer_name=scorer_name,
+            scorer_version=scorer_version,
             run=run,
             skip_reason=error.reason,
             reason=error.message,
@@ -101,6 +107,7 @@ def error_record(
         return ScoreSkipped(
             scorer_id=scorer_id,
             scorer_name=scorer_name,
+            scorer_version=scorer_version,
             **run_fields(run),
             skip_reason=error.skip_reason,
             reason=error.message,
@@ -114,6 +121,7 @@ def error_record(
     return failure_record(
         scorer_id=scorer_id,
         scorer_name=scorer_name,
+        scorer_version=scorer_version,
         run=run,
         error=error,
         source=source,

@@ -33,6 +33,11 @@ class JudgeCall(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
+#: Where a record comes from: live scoring, an evaluation (``run_evals``, ``"test"``), or re-scoring
+#: stored runs.
+Source = Literal["live", "test", "rescore"]
+
+
 class _ScoreRecord(BaseModel):
     """Fields shared by results and failures."""
 
@@ -41,12 +46,21 @@ class _ScoreRecord(BaseModel):
     scorer_id: str
     scorer_name: str
     run_id: str
+    #: The scorer's :attr:`~agentevals.Scorer.version` (``None`` in records written before it existed).
+    scorer_version: str | None = None
     trace_id: str | None = None
     entity: str | None = None
+    #: The evaluation that produced the record (``run_evals``); ``None`` for live scoring.
+    eval_id: str | None = None
     input: Any = None
     output: Any = None
     ground_truth: Any = None
     request_context: dict[str, Any] = Field(default_factory=dict)
+    #: The run's retrieved context, error, duration and start: stored once per run (``agentevals_runs``).
+    context: list[str] = Field(default_factory=list)
+    run_error: str | None = None
+    run_duration_ms: float | None = None
+    run_started_at: datetime | None = None
     preprocess_step_result: Any = None
     analyze_step_result: Any = None
     generate_score_step_result: Any = None
@@ -57,7 +71,7 @@ class _ScoreRecord(BaseModel):
     step_durations_ms: dict[str, float] = Field(default_factory=dict)
     duration_ms: float = 0.0
     judge_calls: list[JudgeCall] = Field(default_factory=list)
-    source: Literal["live", "test"] = "test"
+    source: Source = "test"
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime = Field(default_factory=utc_now)
     #: Paths of values replaced so the record could be stored (``"request_context.loop"``, ``"reason"``):
@@ -134,8 +148,7 @@ class ScoreSkipped(_ScoreRecord):
     Not an error (``ok`` is true, it is counted as skipped, not failed), and there is no score.
     ``skip_reason`` is a short code (``"no_ground_truth"``, ``"no_context"``, ``"run_failed"``),
     ``reason`` the readable explanation, ``skipped_step`` the step that skipped (``None``: the engine).
-    Stored rows carry ``metadata["agentevals_outcome"] == "skipped"`` and
-    ``metadata["agentevals_skip_reason"]``.
+    Stored rows have ``outcome = 'skipped'`` and ``skip_reason`` columns.
     """
 
     skip_reason: str
@@ -166,5 +179,9 @@ def run_fields(run: Any) -> dict[str, Any]:
         "output": run.output,
         "ground_truth": run.ground_truth,
         "request_context": run.request_context,
+        "context": run.context,
+        "run_error": run.error,
+        "run_duration_ms": run.duration_ms,
+        "run_started_at": run.started_at,
         "metadata": dict(run.metadata) if run.metadata else {},
     }

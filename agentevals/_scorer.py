@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from agentevals._errors import JudgeError, ScorerError, ScorerSkipped
 from agentevals._judge._judge import Judge
-from agentevals._result import JudgeCall, ScoreResult, run_fields
+from agentevals._result import JudgeCall, ScoreResult, Source, run_fields
 from agentevals._run import Run, coerce_run
 from agentevals._steps import (
     PLAIN_VALUES,
@@ -27,6 +27,7 @@ from agentevals._steps import (
     make_step,
 )
 from agentevals._sync import run_sync
+from agentevals._version import canonical, config_digest, function_description
 
 ScorerType = Literal["agent", "trajectory"]
 
@@ -79,7 +80,7 @@ class Scorer:
     1.0
     """
 
-    __slots__ = ("_ordered", "_steps", "description", "id", "judge", "name", "type")
+    __slots__ = ("_digest", "_ordered", "_steps", "_version", "description", "id", "judge", "name", "type")
 
     def __init__(
         self,
@@ -90,11 +91,16 @@ class Scorer:
         judge: Judge | Mapping[str, Any] | str | None = None,
         type: ScorerType | None = None,
         steps: Mapping[StepName, Step] | None = None,
+        version: str | None = None,
     ) -> None:
         if not isinstance(id, str) or not id.strip():
             raise ValueError("a scorer needs a non-empty string id, e.g. create_scorer(id='relevancy')")
         if type not in (None, "agent", "trajectory"):
             raise ValueError(f"type must be 'agent', 'trajectory' or None, not {type!r}")
+        if version is not None and (not isinstance(version, str) or not version.strip()):
+            raise ValueError(f"version must be a non-empty string (e.g. version='2'), not {version!r}")
+        self._version = version  # the user's; copies keep it
+        self._digest: str | None = None  # the computed one, cached
         self.id = id
         self.name = name or id
         self.description = description
@@ -130,6 +136,7 @@ class Scorer:
             judge=self.judge,
             type=self.type,
             steps=steps,
+            version=self._version,
         )
 
     def with_id(self, id: str, name: str | None = None) -> Scorer:
@@ -141,7 +148,46 @@ class Scorer:
             judge=self.judge,
             type=self.type,
             steps=self._steps,
+            version=self._version,
         )
+
+    @property
+    def version(self) -> str:
+        """The version stored with each record: the one given to :func:`create_scorer`, else 12 hex
+        digits of a digest of the configuration (id, steps' functions and prompts, output schemas, the
+        judge's model and instructions), the same in every process; it changes when any of them does.
+
+        >>> a = create_scorer(id="len").generate_score(lambda run, **_: float(len(run.output_text)))
+        >>> len(a.version), create_scorer(id="len", version="2").version
+        (12, '2')
+        """
+        if self._version is not None:
+            return self._version
+        if self._digest is None:
+            self._digest = config_digest(self._version_description())
+        return self._digest
+
+    def _version_description(self) -> tuple[Any, ...]:
+        """What the computed version covers (never the judge's credentials)."""
+        steps: list[tuple[Any, ...]] = []
+        for step in self._ordered:
+            if step.function is not None:
+                steps.append((step.name, "function", function_description(step.function.fn)))
+                continue
+            prompt = step.prompt
+            assert prompt is not None
+            steps.append(
+                (
+                    step.name,
+                    "prompt",
+                    prompt.description,
+                    canonical(prompt.output_schema),
+                    function_description(prompt.create_prompt),
+                    None if prompt.calculate_score is None else function_description(prompt.calculate_score),
+                    _judge_description(prompt.judge),
+                )
+            )
+        return ("scorer", self.id, self.type, tuple(steps), _judge_description(self.judge))
 
     @property
     def steps(self) -> list[StepInfo]:
@@ -183,7 +229,7 @@ class Scorer:
         """
         return await self.score(coerce_run(run, fields))
 
-    async def score(self, run: Run, *, source: Literal["live", "test"] = "test") -> ScoreResult:
+    async def score(self, run: Run, *, source: Source = "test") -> ScoreResult:
         """Score ``run`` (a :class:`Run`), marking the result with ``source``; :meth:`run` for the rest."""
         if "generate_score" not in self._steps:
             raise ScorerError(
@@ -235,6 +281,7 @@ class Scorer:
         return ScoreResult(
             scorer_id=self.id,
             scorer_name=self.name,
+            scorer_version=self.version,
             **run_fields(run),
             score=execution.score,
             reason=execution.reason,
@@ -311,6 +358,10 @@ class Scorer:
             execution.reason = value
 
 
+def _judge_description(judge: Judge | None) -> tuple[str, str] | None:
+    return None if judge is None else (judge.model, judge.instructions)
+
+
 def _finite_score(value: Any) -> float:
     if type(value) is float or type(value) is int or isinstance(value, numbers.Real):
         score = float(value)
@@ -337,6 +388,7 @@ def create_scorer(
     description: str = "",
     judge: Judge | Mapping[str, Any] | str | None = None,
     type: ScorerType | None = None,
+    version: str | None = None,
 ) -> Scorer:
     """Start a scorer; chain ``.preprocess``, ``.analyze``, ``.generate_score``, ``.generate_reason``.
 
@@ -349,5 +401,8 @@ def create_scorer(
     ... )
     >>> scorer.run_sync(input="What is ML?", output="ML is a subset of AI.").reason
     'Score: 1.0.'
+
+    ``version`` names this configuration in stored records (default: a digest of it, see
+    :attr:`Scorer.version`); set it to keep one version across edits that do not change scores.
     """
-    return Scorer(id=id, name=name, description=description, judge=judge, type=type)
+    return Scorer(id=id, name=name, description=description, judge=judge, type=type, version=version)

@@ -10,6 +10,11 @@ Each sink is timed from its first write after connecting (schema created), over 
 awaited one after the other into a fresh file/table: SQLite in a temporary directory (WAL, synchronous
 NORMAL), PostgreSQL with its default durable commit. A last line per sink writes small code-scorer
 records (no step results, no judge calls) at batch 1000, for comparison only.
+
+Every record here belongs to a run of its own, so each also writes a runs row (schema version 2): the
+main lines count score records with their runs. "scores only" is the same with ``store_runs="none"``;
+"runs, 1 kB" writes records whose runs carry ~1 kB transcripts (tool call included), one score each:
+its rate is runs/s (target >= 20,000 on SQLite).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 from agentevals import Message, ScoreRecord, ScoreResult
 from agentevals.results import JudgeCall
 from agentevals.sinks import PostgresSink, SQLiteSink, record_to_row
+from agentevals.sinks._sqlite import StoreRuns
 
 BATCHES = {1: 1_000, 100: 20_000, 1000: 60_000}  # batch size -> records written
 
@@ -49,6 +55,43 @@ def make_records(n: int) -> list[ScoreRecord]:
                 JudgeCall(step="analyze", model="openai/gpt-4o-mini", prompt_tokens=120, completion_tokens=30)
             ],
             duration_ms=812.0,
+        )
+        for i in range(n)
+    ]
+
+
+def make_transcript_records(n: int) -> list[ScoreRecord]:
+    """Records of runs with ~1 kB transcripts: a question, a tool call and its result, an answer."""
+    answer = "To reset your password open Settings, then Security, and choose Reset password. " * 4
+    return [
+        ScoreResult(
+            scorer_id="exact-match",
+            scorer_name="Exact match",
+            run_id=f"run-{i}-{uuid.uuid4().hex[:8]}",
+            trace_id=f"trace-{i}",
+            entity="support-bot",
+            source="live",
+            score=1.0,
+            input={"input_messages": [{"role": "user", "content": f"How do I reset my password? ({i})"}]},
+            output=[
+                Message(
+                    role="assistant",
+                    content="",
+                    tool_invocations=[
+                        {
+                            "tool_call_id": f"c{i}",
+                            "tool_name": "search_docs",
+                            "args": {"query": "reset password", "top_k": 3},
+                            "result": {"hits": ["Settings > Security > Reset", "Account recovery"]},
+                        }
+                    ],
+                ),
+                Message(role="assistant", content=answer),
+            ],
+            context=["Settings > Security > Reset password sends a link by email."],
+            run_duration_ms=1830.0,
+            metadata={"models": ["openai/gpt-4o-mini"], "usage": {"input_tokens": 420, "output_tokens": 96}},
+            duration_ms=0.05,
         )
         for i in range(n)
     ]
@@ -105,8 +148,10 @@ async def pg_conninfo() -> str | None:
 async def drop(conninfo: str, table: str) -> None:
     import psycopg
 
+    base = table.removesuffix("_scores")
     async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
-        await conn.execute(f"DROP TABLE IF EXISTS {table}")
+        for name in (table, f"{base}_runs", f"{base}_schema"):
+            await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
 async def main() -> None:
@@ -115,12 +160,20 @@ async def main() -> None:
     print(f"baseline: record_to_row alone {base:,.0f} rows/s")
     print(f"{'sink':<10} {'batch':>6} {'records':>8} {'records/s':>12} {'vs baseline':>12}")
     small = make_small_records(max(BATCHES.values()) + 1)
+    transcripts = make_transcript_records(BATCHES[1000] + 1)
     with tempfile.TemporaryDirectory() as tmp:
         for batch, n in BATCHES.items():
             rate = await throughput(SQLiteSink(Path(tmp) / f"bench-{batch}.db"), records[: n + 1], batch)
             print(f"{'sqlite':<10} {batch:>6} {n:>8} {rate:>12,.0f} {rate / base:>11.2f}x")
         rate = await throughput(SQLiteSink(Path(tmp) / "bench-small.db"), small, 1000)
         print(f"{'sqlite':<10} {1000:>6} {len(small) - 1:>8} {rate:>12,.0f}  small records")
+        n = BATCHES[1000]
+        rate = await throughput(
+            SQLiteSink(Path(tmp) / "bench-scores.db", store_runs="none"), records[: n + 1], 1000
+        )
+        print(f"{'sqlite':<10} {1000:>6} {n:>8} {rate:>12,.0f} {rate / base:>11.2f}x scores only")
+        rate = await throughput(SQLiteSink(Path(tmp) / "bench-runs.db"), transcripts, 1000)
+        print(f"{'sqlite':<10} {1000:>6} {n:>8} {rate:>12,.0f}  runs, 1 kB transcripts")
     conninfo = await pg_conninfo()
     if conninfo is None:
         print("postgres: skipped, no server reachable on 127.0.0.1:5432 database 'test'")
@@ -130,13 +183,20 @@ async def main() -> None:
         print(f"{'postgres':<10} {batch:>6} {n:>8} {rate:>12,.0f} {rate / base:>11.2f}x")
     rate = await pg_throughput(conninfo, small, 1000)
     print(f"{'postgres':<10} {1000:>6} {len(small) - 1:>8} {rate:>12,.0f}  small records")
-    print("targets at batch 1000: sqlite >= 50,000/s, postgres >= 20,000/s")
+    n = BATCHES[1000]
+    rate = await pg_throughput(conninfo, records[: n + 1], 1000, store_runs="none")
+    print(f"{'postgres':<10} {1000:>6} {n:>8} {rate:>12,.0f} {rate / base:>11.2f}x scores only")
+    rate = await pg_throughput(conninfo, transcripts, 1000)
+    print(f"{'postgres':<10} {1000:>6} {n:>8} {rate:>12,.0f}  runs, 1 kB transcripts")
+    print("targets at batch 1000: sqlite >= 50,000/s, postgres >= 20,000/s; runs >= 20,000/s")
 
 
-async def pg_throughput(conninfo: str, records: list[ScoreRecord], batch: int) -> float:
-    table = f"agentevals_bench_{uuid.uuid4().hex[:10]}"
+async def pg_throughput(
+    conninfo: str, records: list[ScoreRecord], batch: int, store_runs: StoreRuns = "sampled"
+) -> float:
+    table = f"agentevals_bench_{uuid.uuid4().hex[:10]}_scores"
     try:
-        return await throughput(PostgresSink(conninfo, table=table), records, batch)
+        return await throughput(PostgresSink(conninfo, table=table, store_runs=store_runs), records, batch)
     finally:
         await drop(conninfo, table)
 

@@ -172,6 +172,7 @@ class EngineDispatch(EngineControl):
         failure = failure_record(
             scorer_id=entry.scorer.id,
             scorer_name=entry.scorer.name,
+            scorer_version=entry.scorer.version,
             run=run,
             error=error,
             source="live",
@@ -203,6 +204,7 @@ class EngineDispatch(EngineControl):
                     failure = failure_record(
                         scorer_id=entry.scorer.id,
                         scorer_name=entry.scorer.name,
+                        scorer_version=entry.scorer.version,
                         run=stand_in,
                         error=error,
                         source="live",
@@ -253,7 +255,12 @@ class EngineDispatch(EngineControl):
             while task.uncancel():
                 pass
         return failure_record(
-            scorer_id=entry.scorer.id, scorer_name=entry.scorer.name, run=run, error=error, source="live"
+            scorer_id=entry.scorer.id,
+            scorer_name=entry.scorer.name,
+            scorer_version=entry.scorer.version,
+            run=run,
+            error=error,
+            source="live",
         )
 
     def _offer(
@@ -273,6 +280,7 @@ class EngineDispatch(EngineControl):
         return skipped_record(
             scorer_id=entry.scorer.id,
             scorer_name=entry.scorer.name,
+            scorer_version=entry.scorer.version,
             run=run,
             skip_reason="run_failed",
             reason=f"the run failed ({run.error}); this scorer scores only runs that succeed "

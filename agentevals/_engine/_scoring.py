@@ -123,6 +123,7 @@ def _failure(
     record = error_record(
         scorer_id=scorer.id,
         scorer_name=scorer.name,
+        scorer_version=scorer.version,
         run=run,
         error=error,
         source="live",
@@ -181,6 +182,7 @@ def finalize(record: ScoreRecord, entity: str | None, redact: Redactor | None) -
         return ScoreFailure(
             scorer_id=record.scorer_id,
             scorer_name=record.scorer_name,
+            scorer_version=record.scorer_version,
             run_id=record.run_id,
             trace_id=record.trace_id,
             entity=record.entity,

@@ -1,6 +1,7 @@
 """``agentevals report``: summarise stored score records per scorer, per entity and per day.
 
-Reads the ``agentevals_scores`` table that ``SQLiteSink`` writes (live scoring and ``run_evals``).
+Reads the ``agentevals_scores`` table that ``SQLiteSink`` writes (live scoring and ``run_evals``); a
+version-1 store is migrated to version 2 first.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def build_report(
         raise ValueError(f"no database at {str(path)!r}; pass the file your SQLiteSink writes (--db PATH)")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", table):
         raise ValueError(f"invalid table name {table!r}")
+    _migrate(path, table)
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         exists = conn.execute(
@@ -96,7 +98,7 @@ def build_report(
         where, params = _filters(since, source)
         query = _Query(conn, table, where, params)
         total, failures = conn.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(error_type IS NOT NULL), 0) FROM {table}{where}", params
+            f"SELECT COUNT(*), COALESCE(SUM(outcome = 'failed'), 0) FROM {table}{where}", params
         ).fetchone()
         return Report(
             db=str(path),
@@ -108,6 +110,24 @@ def build_report(
             by_entity=query.groups({"entity": "entity", "scorer_id": "scorer_id"}),
             by_day=query.groups({"day": "substr(created_at, 1, 10)", "scorer_id": "scorer_id"}),
         )
+    finally:
+        conn.close()
+
+
+def _migrate(path: Path, table: str) -> None:
+    """Bring a store written by an earlier version to the current schema (a no-op when it is)."""
+    from agentevals.sinks._errors import SinkConfigError
+    from agentevals.sinks._row import SCHEMA_VERSION, tables
+    from agentevals.sinks._sqlite_schema import ensure_schema, stored_version
+
+    conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+    try:
+        known = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if table not in known or stored_version(conn, tables(table)) == SCHEMA_VERSION:
+            return
+        ensure_schema(conn, table, f"{str(path)!r}")
+    except SinkConfigError as err:
+        raise ValueError(str(err)) from err
     finally:
         conn.close()
 
@@ -132,8 +152,8 @@ class _Query:
         exprs = ", ".join(f"{expr} AS {name}" for name, expr in keys.items())
         names = ", ".join(keys)
         sql = (
-            # Failures have an error_type; skipped rows (no score, no error) are neither scores nor errors.
-            f"SELECT {exprs}, COUNT(*), COALESCE(SUM(error_type IS NOT NULL), 0), COUNT(score), AVG(score), "
+            # Skipped rows (no score, no error) are neither scores nor failures.
+            f"SELECT {exprs}, COUNT(*), COALESCE(SUM(outcome = 'failed'), 0), COUNT(score), AVG(score), "
             f"AVG(score * score), "
             f"MIN(score), MAX(score), SUM(cost_usd), COALESCE(SUM(prompt_tokens), 0) "
             f"+ COALESCE(SUM(completion_tokens), 0) FROM {self.table}{self.where} "
@@ -162,7 +182,7 @@ class _Query:
 
     def _top_errors(self, keys: dict[str, str]) -> dict[tuple[Any, ...], str]:
         exprs = ", ".join(keys.values())
-        failed = "error_type IS NOT NULL"
+        failed = "outcome = 'failed'"
         where = f"{self.where} AND {failed}" if self.where else f" WHERE {failed}"
         sql = (
             f"SELECT {exprs}, COALESCE(error_type, 'error'), COUNT(*) AS n FROM {self.table}{where} "

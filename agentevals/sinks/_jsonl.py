@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agentevals._result import ScoreRecord
 from agentevals.sinks._errors import SinkConfigError, is_permanent
-from agentevals.sinks._row import record_to_row
+from agentevals.sinks._row import record_to_row, run_to_row
 from agentevals.sinks._thread import WorkerThread
 
 _locks: dict[str, threading.Lock] = {}
@@ -41,7 +41,8 @@ def append_lines(path: Path, lines: Sequence[str]) -> None:
 
 
 class JsonlSink:
-    """Appends one JSON object per record (the same columns as the SQL tables, JSON columns as objects).
+    """Appends one JSON object per record: the columns of its scores row, and its run's row inline
+    under ``"run"`` (the columns of the runs table), JSON columns as objects. Append-only.
 
     Safe across threads and sinks sharing a path (one lock per path, one ``O_APPEND`` write per batch).
 
@@ -95,4 +96,9 @@ class JsonlSink:
 def _line(record: ScoreRecord) -> str:
     row = record_to_row(record, json_as_text=False)
     row["created_at"] = row["created_at"].isoformat()
+    run = run_to_row(record, json_as_text=False)
+    run["created_at"] = run["created_at"].isoformat()
+    if run["started_at"] is not None:
+        run["started_at"] = run["started_at"].isoformat()
+    row["run"] = run
     return json.dumps(row, ensure_ascii=False, separators=(",", ":"))

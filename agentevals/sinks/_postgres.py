@@ -8,21 +8,26 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentevals._result import ScoreRecord
+from agentevals._sync import run_sync
 from agentevals.sinks._errors import SinkConfigError
+from agentevals.sinks._postgres_schema import create_sql, ensure_schema
 from agentevals.sinks._retry import is_number
-from agentevals.sinks._row import COLUMNS, INDEXED, SCHEMA, TABLE, row_json, sql_row
-from agentevals.sinks._sqlite import check_table
+from agentevals.sinks._row import (
+    COLUMNS,
+    RUN_SCHEMA,
+    SCHEMA,
+    TABLE,
+    first_per_run,
+    row_json,
+    run_row_json,
+    sql_row,
+    tables,
+)
+from agentevals.sinks._sqlite import StoreRuns, check_store_runs, check_table
 
 if TYPE_CHECKING:
     import psycopg
 
-_PG_TYPES = {
-    "text": "TEXT",
-    "json": "JSONB",
-    "real": "DOUBLE PRECISION",
-    "integer": "INTEGER",
-    "timestamp": "TIMESTAMPTZ NOT NULL",
-}
 #: Smaller batches go as one INSERT statement (one round trip; COPY in a transaction takes three).
 COPY_MIN_ROWS = 64
 # COPY sends text; each column's type parses it on the server.
@@ -32,7 +37,8 @@ _NUL = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
 
 
 class PostgresSink:
-    """Writes records to ``table`` in PostgreSQL (the same columns as ``SQLiteSink``; JSONB, TIMESTAMPTZ).
+    """Writes records to ``table`` in PostgreSQL (the same tables and columns as ``SQLiteSink``; JSONB,
+    TIMESTAMPTZ), and each record's run, once, to the runs table beside it (``store_runs="none"``: not).
 
     ``conninfo`` is a libpq connection string or URL. The connection is opened on first write (on the
     engine's loop) and re-opened after an error; the schema is created if missing. Each batch is one
@@ -49,9 +55,18 @@ class PostgresSink:
 
     name = "postgres"
 
-    def __init__(self, conninfo: str = "", *, table: str = TABLE, connect_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        conninfo: str = "",
+        *,
+        table: str = TABLE,
+        connect_timeout: float = 10.0,
+        store_runs: StoreRuns = "sampled",
+    ) -> None:
         self.conninfo = conninfo
         self.table = check_table(table)
+        self.runs_table = tables(self.table).runs
+        self.store_runs = check_store_runs(store_runs)
         if not (is_number(connect_timeout) and math.isfinite(connect_timeout) and connect_timeout > 0):
             raise ValueError(
                 "connect_timeout must be a positive, finite number of seconds (e.g. 10.0), "
@@ -61,43 +76,50 @@ class PostgresSink:
         self._conn: psycopg.AsyncConnection[Any] | None = None
         columns = ", ".join(COLUMNS)
         self._copy = f"COPY {self.table} ({columns}) FROM STDIN"
-        values = ", ".join(_extract(i, kind) for i, (_, kind) in enumerate(SCHEMA))
-        self._insert = (
-            f"INSERT INTO {self.table} ({columns}) SELECT {values} "
-            "FROM jsonb_array_elements(%s::jsonb) AS r ON CONFLICT (id) DO NOTHING"
-        )
+        self._insert = _insert_sql(self.table, SCHEMA)
+        self._insert_runs = _insert_sql(self.runs_table, RUN_SCHEMA)
 
     def check(self) -> None:
         """Verify the configuration before any write: psycopg is installed, the server accepts the
-        connection (database, role, password) and the table exists with the expected columns or can be
-        created. Raises :class:`~agentevals.sinks.SinkConfigError` saying how to fix it (``transient``
-        when the server cannot be reached right now). Blocks for at most ``connect_timeout`` seconds.
+        connection (database, role, password) and the tables exist with the expected columns or can be
+        created (a version-1 table is migrated). Raises :class:`~agentevals.sinks.SinkConfigError`
+        saying how to fix it (``transient`` when the server cannot be reached right now). Blocks for at
+        most ``connect_timeout`` seconds.
 
         >>> PostgresSink("host=127.0.0.1 port=1 connect_timeout=1").check()  # doctest: +SKIP
         Traceback (most recent call last):
         agentevals.sinks.SinkConfigError: PostgresSink cannot connect: ... is the server running ...
         """
-        psycopg = _import_psycopg()
-        timeout = max(1, int(self.connect_timeout))
-        try:
-            with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=timeout) as conn:
-                conn.execute(create_table_sql(self.table))
-                found = {
-                    row[0]
-                    for row in conn.execute(
-                        "SELECT column_name FROM information_schema.columns "
-                        "WHERE table_schema = current_schema() AND table_name = %s",
-                        (self.table.lower(),),
-                    )
-                }
-        except psycopg.Error as err:
-            raise config_error(err, "connect" if _is_connect_error(err) else "use the table") from err
+        found = run_sync(self._check_tables())
         missing = [column for column in COLUMNS if column not in found]
         if missing:
             raise SinkConfigError(
                 f"PostgresSink: table {self.table!r} exists without the column(s) {', '.join(missing)}: "
                 "it was made by something else; pass another table= or drop it to have it re-created"
             )
+
+    async def _check_tables(self) -> set[str]:
+        """The columns of the scores table, after creating or migrating the store."""
+        psycopg = _import_psycopg()
+        timeout = max(1, int(self.connect_timeout))
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                self.conninfo, autocommit=True, connect_timeout=timeout
+            )
+        except psycopg.Error as err:
+            raise config_error(err, "connect" if _is_connect_error(err) else "use the table") from err
+        try:
+            await ensure_schema(conn, self.table, f"PostgresSink: table {self.table!r}")
+            cursor = await conn.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = current_schema() AND table_name = %s",
+                (self.table.lower(),),
+            )
+            return {row[0] for row in await cursor.fetchall()}
+        except psycopg.Error as err:
+            raise config_error(err, "use the table") from err
+        finally:
+            await conn.close()
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
         if self._conn is None or self._conn.closed:
@@ -112,7 +134,7 @@ class PostgresSink:
                     raise
                 raise problem from err
             try:
-                await conn.execute(create_table_sql(self.table))
+                await ensure_schema(conn, self.table, f"PostgresSink: table {self.table!r}")
             except BaseException:
                 await conn.close()
                 raise
@@ -124,6 +146,9 @@ class PostgresSink:
             return
         conn = await self._connect()
         try:
+            if self.store_runs == "sampled":  # runs first: a score row never points at a missing run
+                runs = [run_row_json(r) for r in first_per_run(records)]
+                await self._insert_json(conn, self._insert_runs, runs)
             if len(records) < COPY_MIN_ROWS or not await self._copy_rows(conn, records):
                 await self._insert_rows(conn, records)
         except Exception as err:
@@ -148,10 +173,14 @@ class PostgresSink:
         return True
 
     async def _insert_rows(self, conn: psycopg.AsyncConnection[Any], records: Sequence[ScoreRecord]) -> None:
-        payload = f"[{','.join(row_json(r) for r in records)}]"
+        await self._insert_json(conn, self._insert, [row_json(r) for r in records])
+
+    @staticmethod
+    async def _insert_json(conn: psycopg.AsyncConnection[Any], statement: str, rows: list[str]) -> None:
+        payload = f"[{','.join(rows)}]"
         if "\\u0000" in payload:
             payload = _NUL.sub(r"\1\\ufffd", payload)
-        await conn.execute(self._insert, (payload,))  # autocommit: one statement, atomic
+        await conn.execute(statement, (payload,))  # autocommit: one statement, atomic
 
     async def _drop_connection(self) -> None:
         conn, self._conn = self._conn, None
@@ -237,16 +266,20 @@ def _extract(index: int, kind: str) -> str:
         return f"NULLIF(r->{index}, 'null'::jsonb)"
     if kind == "text":
         return f"(r->>{index})"
-    cast = {"real": "double precision", "integer": "integer", "timestamp": "timestamptz"}[kind]
+    cast = {"real": "double precision", "integer": "integer"}.get(kind, "timestamptz")
     return f"(r->>{index})::{cast}"
 
 
+def _insert_sql(table: str, schema: tuple[tuple[str, str], ...]) -> str:
+    """``INSERT ... ON CONFLICT DO NOTHING`` of the rows of one JSON array parameter."""
+    columns = ", ".join(name for name, _ in schema)
+    values = ", ".join(_extract(i, kind) for i, (_, kind) in enumerate(schema))
+    return (
+        f"INSERT INTO {table} ({columns}) SELECT {values} "
+        "FROM jsonb_array_elements(%s::jsonb) AS r ON CONFLICT DO NOTHING"
+    )
+
+
 def create_table_sql(table: str) -> str:
-    """The ``CREATE TABLE`` / ``CREATE INDEX`` statements for ``table`` in PostgreSQL (idempotent)."""
-    cols = ",\n  ".join(
-        f"{name} {_PG_TYPES[kind]}{' PRIMARY KEY' if name == 'id' else ''}" for name, kind in SCHEMA
-    )
-    indexes = "".join(
-        f"CREATE INDEX IF NOT EXISTS {table}_{col}_idx ON {table} ({col});\n" for col in INDEXED
-    )
-    return f"CREATE TABLE IF NOT EXISTS {table} (\n  {cols}\n);\n{indexes}"
+    """The ``CREATE TABLE`` / ``CREATE INDEX`` statements of the store of ``table`` (idempotent)."""
+    return create_sql(tables(table))

@@ -1,12 +1,14 @@
-"""One mapping from a score record to a table row, shared by the SQLite, PostgreSQL and JSONL sinks.
+"""One mapping from a score record to its table rows (its scores row, and its run's row), shared by
+the SQLite, PostgreSQL and JSONL sinks.
 
 Column names are part of the public contract (``agentevals report --db`` reads them).
 """
 
 from __future__ import annotations
 
-import hashlib
+import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from math import isfinite
 from typing import Any
@@ -16,23 +18,27 @@ from pydantic_core import to_json, to_jsonable_python
 from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult, ScoreSkipped
 
 TABLE = "agentevals_scores"
+#: The layout this library writes (``agentevals_schema`` holds it): 1 was one table, each score row
+#: with its run's input and output; 2 is one row per run (``agentevals_runs``) and scores that point
+#: at it.
+SCHEMA_VERSION = 2
 
-#: (column, kind) in table order; kind is "text", "json", "real", "integer" or "timestamp".
+#: ``agentevals_scores``: (column, kind) in table order; kind is "text", "json", "real", "integer",
+#: "timestamp" (never null) or "timestamp_null".
 SCHEMA: tuple[tuple[str, str], ...] = (
     ("id", "text"),
     ("created_at", "timestamp"),
+    ("run_id", "text"),
     ("scorer_id", "text"),
     ("scorer_name", "text"),
-    ("run_id", "text"),
-    ("trace_id", "text"),
-    ("entity", "text"),
-    ("source", "text"),
+    ("scorer_version", "text"),
+    ("outcome", "text"),
+    ("skip_reason", "text"),
     ("score", "real"),
     ("reason", "text"),
-    ("input", "json"),
-    ("output", "json"),
-    ("ground_truth", "json"),
-    ("request_context", "json"),
+    ("entity", "text"),
+    ("source", "text"),
+    ("eval_id", "text"),
     ("preprocess_step_result", "json"),
     ("analyze_step_result", "json"),
     ("generate_score_step_result", "json"),
@@ -50,15 +56,72 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("failed_step", "text"),
     ("metadata", "json"),
 )
+#: ``agentevals_runs``: one row per run, its transcript and what the agent spent.
+RUN_SCHEMA: tuple[tuple[str, str], ...] = (
+    ("run_id", "text"),
+    ("created_at", "timestamp"),
+    ("trace_id", "text"),
+    ("parent_id", "text"),
+    ("thread_id", "text"),
+    ("entity", "text"),
+    ("source", "text"),
+    ("eval_id", "text"),
+    ("models", "json"),
+    ("input", "json"),
+    ("output", "json"),
+    ("ground_truth", "json"),
+    ("request_context", "json"),
+    ("context", "json"),
+    ("started_at", "timestamp_null"),
+    ("duration_ms", "real"),
+    ("input_tokens", "integer"),
+    ("output_tokens", "integer"),
+    ("cost_usd", "real"),
+    ("error", "text"),
+    ("metadata", "json"),
+)
 COLUMNS: tuple[str, ...] = tuple(name for name, _ in SCHEMA)
+RUN_COLUMNS: tuple[str, ...] = tuple(name for name, _ in RUN_SCHEMA)
 JSON_COLUMNS: frozenset[str] = frozenset(name for name, kind in SCHEMA if kind == "json")
-INDEXED: tuple[str, ...] = ("scorer_id", "run_id", "created_at")
+RUN_JSON_COLUMNS: frozenset[str] = frozenset(name for name, kind in RUN_SCHEMA if kind == "json")
+#: (index name suffix, columns) of the scores and the runs tables (the unique index on ``id`` aside).
+INDEXES: tuple[tuple[str, str], ...] = (
+    ("scorer_created", "scorer_id, created_at"),
+    ("run", "run_id"),
+    ("entity_created", "entity, created_at"),
+    ("eval", "eval_id"),
+)
+RUN_INDEXES: tuple[tuple[str, str], ...] = (("entity_created", "entity, created_at"),)
 #: The ``metadata`` key under which a stored row lists the values replaced to store it.
 SANITIZED_KEY = "agentevals_sanitized"
-#: The ``metadata`` keys of a skipped record's row (no column yet): ``"skipped"`` and its short reason
-#: (``"no_ground_truth"``); ``reason`` holds the readable one. Other rows: ``error_type`` tells failed.
+#: Where version-1 rows kept a skipped record's outcome and short reason (``outcome`` and
+#: ``skip_reason`` columns since version 2); read only to migrate them.
 OUTCOME_KEY = "agentevals_outcome"
 SKIP_REASON_KEY = "agentevals_skip_reason"
+#: Namespace of the record ids (uuid5 of run, scorer, version and evaluation).
+_ID_NAMESPACE = uuid.UUID("5b0d4c1e-3f7a-5e61-9a53-0a6e1c1a7e52")
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The three tables of one store: ``scores`` is the name given to a sink (``table=``); the runs and
+    schema tables share its prefix (``agentevals_scores`` -> ``agentevals_runs``, ``agentevals_schema``).
+
+    >>> tables("agentevals_scores")
+    Tables(scores='agentevals_scores', runs='agentevals_runs', schema='agentevals_schema')
+    >>> tables("evals").runs
+    'evals_runs'
+    """
+
+    scores: str
+    runs: str
+    schema: str
+
+
+def tables(table: str) -> Tables:
+    """The tables of the store whose scores table is ``table``."""
+    base = table[: -len("_scores")] if table.endswith("_scores") and len(table) > 7 else table
+    return Tables(scores=table, runs=f"{base}_runs", schema=f"{base}_schema")
 
 
 def jsonable(value: Any) -> Any:
@@ -74,13 +137,25 @@ def dumps(value: Any) -> str:
 
 
 def record_id(record: ScoreRecord) -> str:
-    """A stable id per record (32 hex digits): re-sending a record (retry, replay) never duplicates a row."""
-    return _hash_id(record.scorer_id, record.run_id, record.created_at)
+    """A record's id (32 hex digits): a uuid5 of its run, scorer and scorer version (and evaluation and
+    repeat for ``run_evals`` records), so a re-sent record (retry, replay, redelivery) adds no row."""
+    return _record_id(record.__dict__)
 
 
-def _hash_id(scorer_id: str, run_id: str, created_at: datetime) -> str:
-    key = f"{scorer_id}\x1f{run_id}\x1f{created_at.timestamp()!r}"
-    return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
+def _record_id(f: Mapping[str, Any]) -> str:
+    eval_id = f["eval_id"] or _metadata_text(f["metadata"], "eval_id")
+    repeat = f["metadata"].get("repeat") if eval_id else None
+    key = f"{f['run_id']}\x1f{f['scorer_id']}\x1f{f['scorer_version'] or ''}\x1f{eval_id or ''}\x1f{repeat!r}"
+    return uuid.uuid5(_ID_NAMESPACE, key).hex
+
+
+def _metadata_text(metadata: Mapping[str, Any], *keys: str) -> str | None:
+    """The first of ``keys`` that ``metadata`` holds, as text."""
+    for key in keys:
+        value = metadata.get(key)
+        if value is not None and value != "":
+            return value if type(value) is str else str(value)
+    return None
 
 
 def json_text(value: Any) -> str | None:
@@ -102,44 +177,68 @@ def utc_text(moment: datetime) -> str:
 
 
 def sql_row(record: ScoreRecord) -> tuple[Any, ...]:
-    """The row of ``record`` for the SQL sinks, in ``COLUMNS`` order: JSON columns as JSON text,
-    ``created_at`` as ISO-8601 UTC text."""
+    """The scores row of ``record`` for the SQL sinks, in ``COLUMNS`` order: JSON columns as JSON
+    text, ``created_at`` as ISO-8601 UTC text."""
     return row_values(record, json_text, utc_text)
 
 
 def row_json(record: ScoreRecord) -> str:
-    """The row of ``record`` as one JSON array in ``COLUMNS`` order, for a store to unpack (JSON columns
-    nested as JSON, ``created_at`` as ISO-8601 UTC text, NaN as null)."""
+    """The scores row of ``record`` as one JSON array in ``COLUMNS`` order, for a store to unpack (JSON
+    columns nested as JSON, ``created_at`` as ISO-8601 UTC text, NaN as null)."""
     return to_json(row_values(record, _unchanged, utc_text), fallback=repr, inf_nan_mode="null").decode()
+
+
+def run_sql_row(record: ScoreRecord) -> tuple[Any, ...]:
+    """The runs row of ``record``'s run, in ``RUN_COLUMNS`` order (as :func:`sql_row`)."""
+    return run_values(record, json_text, utc_text)
+
+
+def run_row_json(record: ScoreRecord) -> str:
+    """The runs row of ``record``'s run as one JSON array in ``RUN_COLUMNS`` order (as :func:`row_json`)."""
+    return to_json(run_values(record, _unchanged, utc_text), fallback=repr, inf_nan_mode="null").decode()
+
+
+def first_per_run(records: Sequence[ScoreRecord]) -> list[ScoreRecord]:
+    """The first record of each run in ``records``: the one its runs row is built from."""
+    seen: dict[str, ScoreRecord] = {}
+    for record in records:
+        seen.setdefault(record.run_id, record)
+    return list(seen.values())
+
+
+def _metadata(f: Mapping[str, Any]) -> dict[str, Any]:
+    metadata: dict[str, Any] = f["metadata"]
+    return metadata if not f["sanitized"] else {**metadata, SANITIZED_KEY: f["sanitized"]}
 
 
 def row_values(
     record: ScoreRecord, encode: Callable[[Any], Any], timestamp: Callable[[datetime], Any]
 ) -> tuple[Any, ...]:
-    """The values of ``record``'s row in ``COLUMNS`` order, JSON columns through ``encode`` and
-    ``created_at`` through ``timestamp``."""
+    """The values of ``record``'s scores row in ``COLUMNS`` order, JSON columns through ``encode`` and
+    ``created_at`` through ``timestamp``. The run's transcript is in its runs row (:func:`run_values`)."""
     f = record.__dict__  # the field values: much faster to read than pydantic model attributes
     error: tuple[Any, ...] = (None, None, None)
+    outcome, skip_reason = "scored", None
     if isinstance(record, ScoreFailure):
         error = (f["error_type"], f["error_message"], f["failed_step"])
-    metadata = f["metadata"] if not f["sanitized"] else {**f["metadata"], SANITIZED_KEY: f["sanitized"]}
-    if isinstance(record, ScoreSkipped):
-        metadata = {**metadata, OUTCOME_KEY: "skipped", SKIP_REASON_KEY: f["skip_reason"]}
+        outcome = "failed"
+    elif isinstance(record, ScoreSkipped):
+        outcome, skip_reason = "skipped", f["skip_reason"]
+    metadata = _metadata(f)
     return (
-        _hash_id(f["scorer_id"], f["run_id"], f["created_at"]),
+        _record_id(f),
         timestamp(f["created_at"]),
+        f["run_id"],
         f["scorer_id"],
         f["scorer_name"],
-        f["run_id"],
-        f["trace_id"],
-        f["entity"],
-        f["source"],
+        f["scorer_version"],
+        outcome,
+        skip_reason,
         finite(f["score"]),
         f["reason"],
-        encode(f["input"]),
-        encode(f["output"]),
-        encode(f["ground_truth"]),
-        encode(f["request_context"]),
+        f["entity"],
+        f["source"],
+        f["eval_id"] or _metadata_text(metadata, "eval_id"),
         encode(f["preprocess_step_result"]),
         encode(f["analyze_step_result"]),
         encode(f["generate_score_step_result"]),
@@ -152,6 +251,64 @@ def row_values(
         *error,
         encode(metadata),
     )
+
+
+def run_values(
+    record: ScoreRecord, encode: Callable[[Any], Any], timestamp: Callable[[datetime], Any]
+) -> tuple[Any, ...]:
+    """The values of the runs row of ``record``'s run in ``RUN_COLUMNS`` order. Models, token usage and
+    cost come from the run's metadata when an integration put them there (``models``, ``usage`` with
+    ``input_tokens``/``output_tokens`` or ``prompt_tokens``/``completion_tokens``, ``cost_usd``);
+    parent and thread ids from ``parent_run_id``/``parent_id`` and ``thread_id``/``session_id``."""
+    f = record.__dict__
+    metadata = _metadata(f)
+    usage = metadata.get("usage")
+    if not isinstance(usage, Mapping):
+        usage = {}
+    started = f["run_started_at"]
+    return (
+        f["run_id"],
+        timestamp(f["created_at"]),
+        f["trace_id"],
+        _metadata_text(metadata, "parent_run_id", "parent_id"),
+        _metadata_text(metadata, "thread_id", "session_id", "conversation_id"),
+        f["entity"],
+        f["source"],
+        f["eval_id"] or _metadata_text(metadata, "eval_id"),
+        encode(_models(metadata)),
+        encode(f["input"]),
+        encode(f["output"]),
+        encode(f["ground_truth"]),
+        encode(f["request_context"]),
+        encode(f["context"] or None),
+        None if started is None else timestamp(started),
+        finite(f["run_duration_ms"]),
+        _count(usage, "input_tokens", "prompt_tokens"),
+        _count(usage, "output_tokens", "completion_tokens"),
+        _cost(metadata.get("cost_usd", usage.get("cost_usd", usage.get("cost")))),
+        f["run_error"],
+        encode(metadata),
+    )
+
+
+def _models(metadata: Mapping[str, Any]) -> list[str] | None:
+    models = metadata.get("models")
+    if isinstance(models, list | tuple) and models:
+        return [str(m) for m in models]
+    model = metadata.get("model")
+    return [model] if isinstance(model, str) and model else None
+
+
+def _count(usage: Mapping[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        value = usage.get(key)
+        if type(value) is int:
+            return value
+    return None
+
+
+def _cost(value: Any) -> float | None:
+    return finite(float(value)) if type(value) in (int, float) else None
 
 
 def judge_usage(calls: Sequence[JudgeCall]) -> tuple[str | None, int, int, float | None]:
@@ -169,16 +326,29 @@ def judge_usage(calls: Sequence[JudgeCall]) -> tuple[str | None, int, int, float
 
 
 def record_to_row(record: ScoreRecord, *, json_as_text: bool | None = True) -> dict[str, Any]:
-    """The row of ``record``: JSON columns as JSON text (or as plain data; ``None``: left as they are,
-    for one serialization of the whole row), ``created_at`` a datetime.
+    """The scores row of ``record``: JSON columns as JSON text (or as plain data; ``None``: left as they
+    are, for one serialization of the whole row), ``created_at`` a datetime.
 
     >>> from agentevals import ScoreResult
     >>> row = record_to_row(ScoreResult(scorer_id="s", scorer_name="S", run_id="r", score=1.0))
-    >>> row["score"], row["input"], row["error_type"]
-    (1.0, None, None)
+    >>> row["score"], row["outcome"], row["error_type"]
+    (1.0, 'scored', None)
     """
     encode = json_text if json_as_text else _unchanged if json_as_text is None else jsonable
     return dict(zip(COLUMNS, row_values(record, encode, _unchanged), strict=True))
+
+
+def run_to_row(record: ScoreRecord, *, json_as_text: bool | None = True) -> dict[str, Any]:
+    """The runs row of ``record``'s run (as :func:`record_to_row`).
+
+    >>> from agentevals import ScoreResult
+    >>> row = run_to_row(ScoreResult(scorer_id="s", scorer_name="S", run_id="r", score=1.0, input="hi",
+    ...                              metadata={"models": ["gpt-4o"], "usage": {"input_tokens": 12}}))
+    >>> row["input"], row["models"], row["input_tokens"]
+    ('"hi"', '["gpt-4o"]', 12)
+    """
+    encode = json_text if json_as_text else _unchanged if json_as_text is None else jsonable
+    return dict(zip(RUN_COLUMNS, run_values(record, encode, _unchanged), strict=True))
 
 
 def _unchanged(value: Any) -> Any:

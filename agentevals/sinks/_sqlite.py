@@ -8,11 +8,29 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 from agentevals._result import ScoreRecord
 from agentevals.sinks._errors import SinkConfigError, is_permanent
-from agentevals.sinks._row import COLUMNS, INDEXED, SCHEMA, TABLE, row_json, sql_row
+from agentevals.sinks._row import (
+    COLUMNS,
+    RUN_SCHEMA,
+    SCHEMA,
+    TABLE,
+    first_per_run,
+    row_json,
+    run_row_json,
+    run_sql_row,
+    sql_row,
+    tables,
+)
+from agentevals.sinks._sqlite_schema import ensure_schema
 from agentevals.sinks._thread import Handoff, WorkerThread
+
+#: Which runs a SQL sink stores in the runs table: each run a scorer sampled (the run of each record
+#: written), or none (scores only). Storing runs no scorer sampled needs the engine to hand them over:
+#: not yet.
+StoreRuns = Literal["sampled", "none"]
 
 # 48 characters at most: PostgreSQL cuts identifiers at 63 bytes, and index names add up to 15.
 TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
@@ -37,7 +55,6 @@ SQL_KEYWORDS = frozenset(_KEYWORDS.split())
 ROWS_PER_INSERT = 100
 # Unpacking JSON rows needs the -> and ->> operators (SQLite 3.38); older builds bind the values.
 _UNPACK_JSON = sqlite3.sqlite_version_info >= (3, 38)
-_SQLITE_TYPES = {"text": "TEXT", "json": "TEXT", "real": "REAL", "integer": "INTEGER", "timestamp": "TEXT"}
 
 
 def check_table(table: str) -> str:
@@ -55,12 +72,23 @@ def check_table(table: str) -> str:
     return table
 
 
-class SQLiteSink:
-    """Writes records to ``table`` in the SQLite file at ``path`` (created with its schema on first use).
+def check_store_runs(store_runs: str) -> StoreRuns:
+    if store_runs == "sampled":
+        return "sampled"
+    if store_runs == "none":
+        return "none"
+    raise ValueError(f"store_runs must be 'sampled' (each scored run) or 'none', not {store_runs!r}")
 
-    Each batch is one transaction of ``INSERT OR IGNORE``. Batches over ``ROWS_PER_INSERT`` records go
-    in statements of that many rows, each row passed as one JSON array that SQLite unpacks: while one
-    statement runs on a second thread (``sqlite3`` releases the GIL), the sink's thread builds the next.
+
+class SQLiteSink:
+    """Writes records to ``table`` in the SQLite file at ``path`` (created with its schema on first use,
+    a version-1 store migrated in place), and each record's run, once, to the runs table beside it
+    (``agentevals_runs``; ``store_runs="none"``: scores only).
+
+    Each batch is one transaction of ``INSERT OR IGNORE`` (runs, then scores). Batches over
+    ``ROWS_PER_INSERT`` records go in statements of that many rows, each row passed as one JSON array
+    that SQLite unpacks: while one statement runs on a second thread (``sqlite3`` releases the GIL),
+    the sink's thread builds the next.
     ``created_at`` is ISO-8601 UTC text; JSON columns hold JSON text (query them with ``json_extract``).
 
     >>> sink = SQLiteSink("agentevals.db")
@@ -70,9 +98,17 @@ class SQLiteSink:
 
     name = "sqlite"
 
-    def __init__(self, path: str | os.PathLike[str] = "agentevals.db", *, table: str = TABLE) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = "agentevals.db",
+        *,
+        table: str = TABLE,
+        store_runs: StoreRuns = "sampled",
+    ) -> None:
         self.path = Path(path)
         self.table = check_table(table)
+        self.runs_table = tables(self.table).runs
+        self.store_runs = check_store_runs(store_runs)
         self._conn: sqlite3.Connection | None = None
         self._worker = WorkerThread(f"agentevals-sink-sqlite-{self.path.name}")
         self._inserter = Handoff(f"agentevals-sink-sqlite-insert-{self.path.name}")
@@ -127,7 +163,7 @@ class SQLiteSink:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: keeps the indexes' hot pages cached
             conn.execute("PRAGMA wal_autocheckpoint=2500")  # fewer, larger checkpoints (WAL <= ~40 MiB)
-            conn.executescript(create_table_sql(self.table))
+            ensure_schema(conn, self.table, f"SQLiteSink: {self.path}")
         except BaseException as err:
             conn.close()
             if isinstance(err, sqlite3.Error) and is_permanent(err):
@@ -159,25 +195,52 @@ class SQLiteSink:
         conn.execute("COMMIT")
 
     def _insert(self, conn: sqlite3.Connection, records: Sequence[ScoreRecord]) -> None:
+        runs = first_per_run(records) if self.store_runs == "sampled" else []
         if len(records) <= ROWS_PER_INSERT or not _UNPACK_JSON:  # nothing to overlap: bind the values
-            self._bind_rows(conn, records)()
+            if runs:
+                self._bind(conn, runs, self._runs)()
+            self._bind(conn, records, self._scores)()
             return
         try:
+            for start in range(0, len(runs), ROWS_PER_INSERT):
+                self._inserter.submit(self._run_statement(conn, runs[start : start + ROWS_PER_INSERT]))
             for start in range(0, len(records), ROWS_PER_INSERT):
                 self._inserter.submit(self._statement(conn, records[start : start + ROWS_PER_INSERT]))
         finally:
             self._inserter.join()  # also before a rollback, if building a row failed
 
-    def _statement(self, conn: sqlite3.Connection, records: Sequence[ScoreRecord]) -> Callable[[], object]:
-        """The insert of ``records``, ready to run: one statement, run by SQLite without the GIL (rows
-        with U+0000 are bound instead)."""
-        rows = [row_json(record) for record in records]
-        if any("\\u0000" in row for row in rows):  # ->> would cut text at an escaped U+0000
-            return self._bind_rows(conn, records)
-        return functools.partial(conn.execute, insert_json_sql(self.table, len(rows)), rows)
+    @property
+    def _scores(self) -> _Table:
+        return _Table(self.table, SCHEMA, row_json, sql_row)
 
-    def _bind_rows(self, conn: sqlite3.Connection, records: Sequence[ScoreRecord]) -> Callable[[], object]:
-        return functools.partial(conn.executemany, insert_sql(self.table), [sql_row(r) for r in records])
+    @property
+    def _runs(self) -> _Table:
+        return _Table(self.runs_table, RUN_SCHEMA, run_row_json, run_sql_row)
+
+    def _statement(self, conn: sqlite3.Connection, records: Sequence[ScoreRecord]) -> Callable[[], object]:
+        """The insert of the score rows of ``records``, ready to run: one statement, run by SQLite
+        without the GIL (rows with U+0000 are bound instead)."""
+        return self._json_statement(conn, records, self._scores)
+
+    def _run_statement(
+        self, conn: sqlite3.Connection, records: Sequence[ScoreRecord]
+    ) -> Callable[[], object]:
+        """The insert of the runs of ``records`` (one record per run), as :meth:`_statement`."""
+        return self._json_statement(conn, records, self._runs)
+
+    def _json_statement(
+        self, conn: sqlite3.Connection, records: Sequence[ScoreRecord], table: _Table
+    ) -> Callable[[], object]:
+        rows = [table.json_row(record) for record in records]
+        if any("\\u0000" in row for row in rows):  # ->> would cut text at an escaped U+0000
+            return self._bind(conn, records, table)
+        return functools.partial(conn.execute, insert_json_sql(table.name, len(rows), table.schema), rows)
+
+    def _bind(
+        self, conn: sqlite3.Connection, records: Sequence[ScoreRecord], table: _Table
+    ) -> Callable[[], object]:
+        rows = [table.sql_row(r) for r in records]
+        return functools.partial(conn.executemany, insert_sql(table.name, table.schema), rows)
 
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         batch = list(records)
@@ -194,13 +257,29 @@ class SQLiteSink:
         self._worker.stop()
 
 
+class _Table:
+    """A table the sink writes and how a record becomes its row."""
+
+    __slots__ = ("json_row", "name", "schema", "sql_row")
+
+    def __init__(
+        self,
+        name: str,
+        schema: tuple[tuple[str, str], ...],
+        json_row: Callable[[ScoreRecord], str],
+        sql_row: Callable[[ScoreRecord], tuple[Any, ...]],
+    ) -> None:
+        self.name, self.schema, self.json_row, self.sql_row = name, schema, json_row, sql_row
+
+
 @functools.lru_cache(maxsize=256)
-def insert_json_sql(table: str, rows: int) -> str:
+def insert_json_sql(table: str, rows: int, schema: tuple[tuple[str, str], ...] = SCHEMA) -> str:
     """``INSERT OR IGNORE`` of ``rows`` rows, each one parameter: its JSON array (:func:`row_json`)."""
-    values = ", ".join(_unpack_sql(i, kind) for i, (_, kind) in enumerate(SCHEMA))
+    values = ", ".join(_unpack_sql(i, kind) for i, (_, kind) in enumerate(schema))
     params = ", ".join(["(?)"] * rows)
+    columns = ", ".join(name for name, _ in schema)
     return (
-        f"INSERT OR IGNORE INTO {table} ({', '.join(COLUMNS)}) "
+        f"INSERT OR IGNORE INTO {table} ({columns}) "
         f"WITH r(j) AS MATERIALIZED (VALUES {params}) SELECT {values} FROM r"
     )
 
@@ -211,25 +290,8 @@ def _unpack_sql(index: int, kind: str) -> str:
     return f"NULLIF(j->{path}, 'null')" if kind == "json" else f"j->>{path}"
 
 
-@functools.cache
-def insert_sql(table: str) -> str:
-    """``INSERT OR IGNORE`` of one row of ``COLUMNS`` values."""
-    return f"INSERT OR IGNORE INTO {table} ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})"
-
-
-def create_table_sql(table: str) -> str:
-    """The ``CREATE TABLE`` / ``CREATE INDEX`` script for ``table`` (idempotent).
-
-    Re-sent records are ignored through the unique index on ``(created_at, id)``: ``id`` hashes
-    ``created_at`` (with ``scorer_id`` and ``run_id``), so one record always has the same pair, and new
-    rows land at the index's end, where a unique ``id`` (random hex) would rewrite pages all over its
-    index on every batch.
-    """
-    cols = ",\n  ".join(f"{name} {_SQLITE_TYPES[kind]}" for name, kind in SCHEMA)
-    indexes = "".join(_index_sql(table, column) for column in INDEXED)
-    return f"CREATE TABLE IF NOT EXISTS {table} (\n  {cols}\n);\n{indexes}"
-
-
-def _index_sql(table: str, column: str) -> str:
-    unique, key = ("UNIQUE ", "created_at, id") if column == "created_at" else ("", column)
-    return f"CREATE {unique}INDEX IF NOT EXISTS {table}_{column}_idx ON {table} ({key});\n"
+@functools.lru_cache(maxsize=64)
+def insert_sql(table: str, schema: tuple[tuple[str, str], ...] = SCHEMA) -> str:
+    """``INSERT OR IGNORE`` of one row of ``schema``'s columns."""
+    columns = [name for name, _ in schema]
+    return f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"

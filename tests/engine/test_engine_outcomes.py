@@ -56,8 +56,8 @@ def test_outcome_on_every_record_and_in_stored_rows() -> None:
     assert (result.outcome, failure.outcome) == ("scored", "failed")
     row = record_to_row(skipped)
     assert row["score"] is None and row["error_type"] is None and row["reason"] == "no ground truth"
-    assert '"agentevals_outcome":"skipped"' in row["metadata"]
-    assert '"agentevals_skip_reason":"no_ground_truth"' in row["metadata"]
+    assert (row["outcome"], row["skip_reason"], row["metadata"]) == ("skipped", "no_ground_truth", "{}")
+    assert (record_to_row(result)["outcome"], record_to_row(failure)["outcome"]) == ("scored", "failed")
     assert record_to_row(result)["metadata"] == "{}"
     data = record_to_json(skipped)
     assert data["outcome"] == "skipped" and record_from_json(data) == skipped

@@ -24,7 +24,7 @@ from agentevals.sinks import (
     record_to_row,
 )
 from agentevals.sinks._retry import write_with_retry
-from agentevals.sinks._row import record_from_json, record_to_json
+from agentevals.sinks._row import RUN_COLUMNS, record_from_json, record_to_json, run_to_row
 from agentevals.sinks._thread import Handoff
 
 
@@ -39,7 +39,10 @@ def test_row_has_every_column_and_flattens_judge_usage() -> None:
     )
     assert row["cost_usd"] == pytest.approx(0.003)
     assert json.loads(row["analyze_step_result"]) == {"verdicts": ["yes", "no"]}
-    assert json.loads(row["output"])[0]["content"] == "a0"
+    assert "output" not in row and (row["outcome"], row["scorer_version"]) == ("scored", None)
+    run = run_to_row(result)
+    assert tuple(run) == RUN_COLUMNS and run["run_id"] == row["run_id"] == "run-0"
+    assert json.loads(run["output"])[0]["content"] == "a0"
     assert json.loads(row["metadata"]) == {"version": 2, "nan": None}
     assert row["error_type"] is None and row["generate_score_prompt"] is None
     frow = record_to_row(failure)
@@ -48,6 +51,7 @@ def test_row_has_every_column_and_flattens_judge_usage() -> None:
         "TimeoutError",
         "took too long",
     )
+    assert frow["outcome"] == "failed"
     assert record_to_row(result)["id"] == row["id"] != frow["id"]  # stable per record
 
 
@@ -97,8 +101,10 @@ def test_jsonl_sink_is_safe_across_threads_and_sinks(tmp_path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 8 * 10 * len(records)
     rows = [json.loads(line) for line in lines]
-    assert set(rows[0]) == set(COLUMNS)
-    assert rows[0]["input"] == {"question": "q0"} and rows[0]["created_at"] == "2026-01-02T03:04:05+00:00"
+    assert set(rows[0]) == {*COLUMNS, "run"} and set(rows[0]["run"]) == set(RUN_COLUMNS)
+    assert (
+        rows[0]["run"]["input"] == {"question": "q0"} and rows[0]["created_at"] == "2026-01-02T03:04:05+00:00"
+    )
     assert sum(1 for r in rows if r["error_type"] == "TimeoutError") == 80
 
 

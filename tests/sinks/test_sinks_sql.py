@@ -17,7 +17,7 @@ from sink_helpers import sample_records
 
 from agentevals import ScoreRecord, ScoreResult
 from agentevals.sinks import COLUMNS, PostgresSink, SQLiteSink, _sqlite, record_to_row
-from agentevals.sinks._row import JSON_COLUMNS, sql_row
+from agentevals.sinks._row import JSON_COLUMNS, RUN_COLUMNS, sql_row
 
 # -- SQLite -----------------------------------------------------------------------------------------
 
@@ -34,9 +34,18 @@ async def test_sqlite_file_schema_wal_indexes_and_rows(tmp_path: Path) -> None:
         cols = [row[1] for row in conn.execute("PRAGMA table_info(agentevals_scores)")]
         assert tuple(cols) == COLUMNS
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(agentevals_scores)")}
-        assert {f"agentevals_scores_{c}_idx" for c in ("scorer_id", "run_id", "created_at")} <= indexes
+        names = ("scorer_created", "run", "entity_created", "eval")
+        assert {f"agentevals_scores_{c}_idx" for c in names} | {"agentevals_scores_id_key"} <= indexes
+        run_cols = [row[1] for row in conn.execute("PRAGMA table_info(agentevals_runs)")]
+        assert tuple(run_cols) == RUN_COLUMNS
+        run_indexes = {r[1] for r in conn.execute("PRAGMA index_list(agentevals_runs)")}
+        assert "agentevals_runs_entity_created_idx" in run_indexes
+        assert conn.execute("SELECT version FROM agentevals_schema").fetchall() == [(2,)]
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM agentevals_scores ORDER BY created_at").fetchall()
+        runs = conn.execute("SELECT * FROM agentevals_runs ORDER BY created_at").fetchall()
+    assert [r["run_id"] for r in runs] == ["run-0", "run-1", "run-2", "run-failed"]  # one row per run
+    assert json.loads(runs[0]["input"]) == {"question": "q0"} and runs[0]["trace_id"] == "trace-0"
     assert len(rows) == 4
     first = dict(rows[0])
     assert first["created_at"] == "2026-01-02T03:04:05+00:00"
@@ -57,7 +66,7 @@ async def test_sqlite_json_columns_are_queryable(tmp_path: Path) -> None:
     await sink.close()
     with sqlite3.connect(tmp_path / "q.db") as conn:
         got = conn.execute(
-            "SELECT json_extract(input, '$.question') FROM custom_scores WHERE run_id = 'run-2'"
+            "SELECT json_extract(input, '$.question') FROM custom_runs WHERE run_id = 'run-2'"
         ).fetchone()
     assert got == ("q2",)
 
@@ -81,7 +90,7 @@ def _odd_record() -> ScoreResult:
 
 def _sqlite_rows(db: Path, table: str = "agentevals_scores") -> dict[str, tuple[Any, ...]]:
     with sqlite3.connect(db) as conn:
-        return {row[1] + row[4]: row for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM {table}")}
+        return {row[0]: row for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM {table}")}
 
 
 async def test_sqlite_large_batches_store_exactly_the_rows_once(tmp_path: Path) -> None:
@@ -97,7 +106,7 @@ async def test_sqlite_large_batches_store_exactly_the_rows_once(tmp_path: Path) 
     assert len(rows) == len(records)
     for record in records:
         row = sql_row(record)
-        assert rows[row[1] + row[4]] == row
+        assert rows[row[0]] == row
     odd_row = sql_row(odd)
     assert odd_row[COLUMNS.index("reason")] == "a\x00b"
     assert odd_row[COLUMNS.index("score")] is None and odd_row[COLUMNS.index("duration_ms")] is None
@@ -207,7 +216,8 @@ async def pg() -> AsyncIterator[tuple[str, str]]:
     table = f"agentevals_test_{uuid.uuid4().hex[:12]}"
     yield conninfo, table
     async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
-        await conn.execute(f"DROP TABLE IF EXISTS {table}")
+        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_v1"):
+            await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
 async def _pg_rows(conninfo: str, sql: str) -> list[dict[str, Any]]:
@@ -233,13 +243,19 @@ async def test_postgres_schema_rows_and_idempotence(pg: tuple[str, str], tmp_pat
     )
     assert tuple(c["column_name"] for c in cols) == COLUMNS  # the same columns as SQLite
     types = {c["column_name"]: c["data_type"] for c in cols}
-    assert (types["input"], types["created_at"], types["score"]) == (
+    assert (types["metadata"], types["created_at"], types["score"]) == (
         "jsonb", "timestamp with time zone", "double precision"
     )  # fmt: skip
+    run_cols = await _pg_rows(
+        conninfo,
+        f"SELECT column_name FROM information_schema.columns WHERE table_name = '{table}_runs' "
+        "ORDER BY ordinal_position",
+    )
+    assert tuple(c["column_name"] for c in run_cols) == RUN_COLUMNS
     indexes = await _pg_rows(conninfo, f"SELECT indexname FROM pg_indexes WHERE tablename = '{table}'")
-    assert {f"{table}_{c}_idx" for c in ("scorer_id", "run_id", "created_at")} <= {
-        i["indexname"] for i in indexes
-    }
+    names = ("scorer_created", "run", "entity_created", "eval")
+    assert {f"{table}_{c}_idx" for c in names} <= {i["indexname"] for i in indexes}
+    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": 2}]
     rows = await _pg_rows(conninfo, f"SELECT * FROM {table} ORDER BY created_at")
     assert len(rows) == 4
     first = rows[0]
@@ -249,7 +265,7 @@ async def test_postgres_schema_rows_and_idempotence(pg: tuple[str, str], tmp_pat
     assert first["id"] == record_to_row(records[0])["id"]
     failure = next(r for r in rows if r["error_type"])
     assert failure["score"] is None and failure["error_message"] == "took too long"
-    got = await _pg_rows(conninfo, f"SELECT input->>'question' AS q FROM {table} WHERE run_id = 'run-1'")
+    got = await _pg_rows(conninfo, f"SELECT input->>'question' AS q FROM {table}_runs WHERE run_id = 'run-1'")
     assert got == [{"q": "q1"}]
 
     # The same records in SQLite give the same values column by column.
@@ -310,7 +326,7 @@ async def test_postgres_stores_text_with_nul_characters(pg: tuple[str, str]) -> 
     )
     await sink.write([record])
     await sink.close()
-    rows = await _pg_rows(conninfo, f"SELECT reason, input FROM {table}")
+    rows = await _pg_rows(conninfo, f"SELECT reason, input FROM {table} JOIN {table}_runs USING (run_id)")
     assert rows == [{"reason": "a\ufffdb", "input": {"q": "x\ufffdy\\u0000"}}]
 
 
@@ -334,5 +350,6 @@ async def test_postgres_copy_batches_resent_batches_and_odd_values(pg: tuple[str
                 value = json.loads(value)
             assert got[column] == value, column
     odd = rows["odd"]
-    assert (odd["reason"], odd["input"]) == ("a\ufffdb", {"q": "x\ufffdy"})
+    (odd_run,) = await _pg_rows(conninfo, f"SELECT input FROM {table}_runs WHERE run_id = 'odd'")
+    assert (odd["reason"], odd_run["input"]) == ("a\ufffdb", {"q": "x\ufffdy"})
     assert odd["score"] is None and odd["duration_ms"] is None
