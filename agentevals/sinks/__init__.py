@@ -7,6 +7,8 @@
 from agentevals.sinks._callback import CallbackSink
 from agentevals.sinks._errors import PartialWriteError, SinkConfigError, is_permanent
 from agentevals.sinks._jsonl import JsonlSink
+from agentevals.sinks._langfuse import LangfuseSink
+from agentevals.sinks._langsmith import LangSmithSink
 from agentevals.sinks._logging import LoggingSink
 from agentevals.sinks._memory import MemorySink
 from agentevals.sinks._otel import OTelSink
@@ -23,6 +25,8 @@ __all__ = [
     "CallbackSink",
     "DeadLetter",
     "JsonlSink",
+    "LangSmithSink",
+    "LangfuseSink",
     "LoggingSink",
     "MemorySink",
     "OTelSink",
