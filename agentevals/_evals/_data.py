@@ -12,6 +12,8 @@ from typing import Any
 
 _ALIASES = {
     "input": "input",
+    "inputs": "turns",  # a multi-turn item, in the reference system's shape
+    "turns": "turns",
     "ground_truth": "ground_truth",
     "groundTruth": "ground_truth",
     "request_context": "request_context",
@@ -27,8 +29,15 @@ _ALIASES = {
 class EvalItem:
     """One dataset item: the target's ``input`` plus what the scorers compare it with.
 
+    A multi-turn item gives its user turns instead of ``input``: ``{"inputs": ["Hi", "And then?"]}``
+    (the reference system's shape) or ``{"turns": [...]}``, each turn a string or a user message dict;
+    ``turns`` holds them and ``input`` is the same list (for display). The target is then called once
+    per turn with the conversation carried over (see ``run_evals``).
+
     >>> EvalItem.of({"input": "2+2?", "groundTruth": "4"}, index=0).ground_truth
     '4'
+    >>> EvalItem.of({"inputs": ["Hi", "Bye"]}, index=0).turns
+    ('Hi', 'Bye')
     """
 
     index: int
@@ -38,6 +47,7 @@ class EvalItem:
     expected_trajectory: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
     id: str | None = None
+    turns: tuple[Any, ...] | None = None
 
     @classmethod
     def of(cls, raw: Any, *, index: int) -> EvalItem:
@@ -47,8 +57,17 @@ class EvalItem:
                 f"Invalid data item at index {index}: expected a mapping like "
                 f"{{'input': ..., 'ground_truth': ...}}, got {type(raw).__name__}"
             )
-        if "input" not in raw:
-            raise ValueError(f"Invalid data item at index {index}: must have an 'input' key")
+        given = [k for k in ("input", "inputs", "turns") if k in raw]
+        if not given:
+            raise ValueError(
+                f"Invalid data item at index {index}: must have an 'input' key "
+                "(or 'inputs' / 'turns': a list of user turns, for a multi-turn item)"
+            )
+        if len(given) > 1:
+            raise ValueError(
+                f"Invalid data item at index {index}: give one of {given}, not both ('input' is one "
+                "call of the target, 'inputs' / 'turns' the user turns of a multi-turn item)"
+            )
         unknown = sorted(str(k) for k in raw if k not in _ALIASES)
         if unknown:
             raise ValueError(
@@ -69,7 +88,29 @@ class EvalItem:
                 fields[name] = dict(value)
         if fields.get("id") is not None:
             fields["id"] = str(fields["id"])
+        if "turns" in fields:
+            fields["turns"] = _turns(fields["turns"], index)
+            fields["input"] = list(fields["turns"])
         return cls(index=index, **fields)
+
+
+def _turns(value: Any, index: int) -> tuple[Any, ...]:
+    """The user turns of a multi-turn item: a non-empty list of strings or user message dicts."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable) or not list(value):
+        raise ValueError(
+            f"Invalid data item at index {index}: 'inputs' / 'turns' must be a non-empty array of user "
+            f"turns (strings or {{'role': 'user', 'content': ...}} messages), got {value!r:.80}"
+        )
+    turns = tuple(value)
+    for turn in turns:
+        if isinstance(turn, str):
+            continue
+        if not (isinstance(turn, Mapping) and turn.get("role", "user") in ("user", "human")):
+            raise ValueError(
+                f"Invalid data item at index {index}: each turn must be a string or a user message "
+                f"{{'role': 'user', 'content': ...}}, got {turn!r:.80}"
+            )
+    return turns
 
 
 def load_items(data: Iterable[Any] | str | os.PathLike[str]) -> list[EvalItem]:

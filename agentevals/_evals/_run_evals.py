@@ -207,14 +207,14 @@ class _Runner:
         self.callback_kwargs = _accepted_kwargs(callback) if callback is not None else set()
         self.sink_errors = 0
         self.executor: Executor | None = None
-        self.eval_id = new_run_id()  # tags every record of this evaluation (metadata["eval_id"])
+        self.eval_id = new_run_id()  # tags every record of this evaluation (eval_id, metadata["eval_id"])
 
     async def evaluate(self, item: EvalItem, repeat: int) -> ItemResult:
         run_id = new_run_id()
         started_at, started = utc_now(), time.perf_counter()
         out = await call_target(self.target, item, run_id=UUID(run_id), executor=self.executor)
         duration_ms = (time.perf_counter() - started) * 1000
-        error = None if out.error is None else f"{type(out.error).__name__}: {out.error}"
+        error = _target_error(out, item)
         run = _build_run(out, item, run_id=run_id, entity=self.entity, error=error)
         error = run.error
         run = run.model_copy(update={"started_at": started_at, "duration_ms": duration_ms})
@@ -248,7 +248,12 @@ class _Runner:
         record: ScoreRecord
         if target_error is not None:
             record = failure_record(
-                scorer_id=scorer.id, scorer_name=scorer.name, run=run, error=target_error, source="test"
+                scorer_id=scorer.id,
+                scorer_name=scorer.name,
+                scorer_version=scorer.version,
+                run=run,
+                error=target_error,
+                source="test",
             ).model_copy(update={"failed_step": "target"})
         else:
             try:
@@ -256,9 +261,15 @@ class _Runner:
             except Exception as err:  # a skip (``SkipRun``) becomes a skipped record, the rest errors
                 duration_ms = (time.perf_counter() - started) * 1000
                 record = error_record(
-                    scorer_id=scorer.id, scorer_name=scorer.name, run=run, error=err, duration_ms=duration_ms
+                    scorer_id=scorer.id,
+                    scorer_name=scorer.name,
+                    scorer_version=scorer.version,
+                    run=run,
+                    error=err,
+                    duration_ms=duration_ms,
                 )
-        return spec.key, record.model_copy(update={"metadata": {**record.metadata, **meta}})
+        update = {"metadata": {**record.metadata, **meta}, "eval_id": self.eval_id}
+        return spec.key, record.model_copy(update=update)
 
     async def finish(self, result: ItemResult) -> None:
         records = list(result.results.values())
@@ -309,7 +320,7 @@ def _build_run(out: TargetOutput, item: EvalItem, *, run_id: str, entity: str, e
         "expected_trajectory": item.expected_trajectory,
         "entity": entity,
         "error": error,
-        "metadata": {**item.metadata, "eval_item": item.index},
+        "metadata": {**item.metadata, "eval_item": item.index, **_turn_counts(out, item)},
     }
     try:
         if out.messages is not None:
@@ -319,6 +330,24 @@ def _build_run(out: TargetOutput, item: EvalItem, *, run_id: str, entity: str, e
         out.error = out.error or err
         common["error"] = error or f"{type(err).__name__}: {err}"
         return Run(input=None, output=None, **common)
+
+
+def _target_error(out: TargetOutput, item: EvalItem) -> str | None:
+    """The target's error as text; for a multi-turn item, prefixed with the turn that failed."""
+    if out.error is None:
+        return None
+    error = f"{type(out.error).__name__}: {out.error}"
+    done = out.turns_completed
+    if item.turns is not None and done is not None and done < len(item.turns):
+        error = f"turn {done + 1} of {len(item.turns)}: {error}"
+    return error
+
+
+def _turn_counts(out: TargetOutput, item: EvalItem) -> dict[str, int]:
+    """Run metadata of a multi-turn item: its turns and the turns the target answered."""
+    if item.turns is None:
+        return {}
+    return {"turns": len(item.turns), "turns_completed": out.turns_completed or 0}
 
 
 def _step_run(capture: StepCapture, item: EvalItem, run: Run, *, entity: str) -> Run:

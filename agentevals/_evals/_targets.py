@@ -5,14 +5,22 @@ Framework objects (LangChain Runnables, agents, LangGraph graphs) are called by 
 that an integration declares under the entry-point group ``agentevals.targets``: a function
 ``(target) -> TargetCall | None`` that returns how to call ``target``, or ``None`` when it is not its
 kind. ``agentevals-langchain`` declares one.
+
+A multi-turn item (``EvalItem.turns``) is driven here, the same way for every kind of target: one call
+per user turn, whose input is the conversation so far as a list of messages (earlier user turns and
+the target's replies, then the new user turn). An adapter gets it as an ordinary item whose ``input``
+is that list, so adapters need nothing for multi-turn items.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import functools
 import inspect
+import itertools
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -49,6 +57,7 @@ class TargetOutput:
     messages: list[Any] | None = None
     steps: dict[str, StepCapture] = field(default_factory=dict)
     error: BaseException | None = None
+    turns_completed: int | None = None  # multi-turn items: the turns the target answered
 
 
 def target_name(target: Any) -> str:
@@ -122,13 +131,90 @@ async def call_target(
     out = TargetOutput(input=item.input)
     try:
         adapted = _adapted(target)
-        if adapted is not None:
+        if item.turns is not None:
+            await _call_turns(target, adapted, item, out, run_id, executor)
+        elif adapted is not None:
             await adapted(item, out, run_id)
         else:
             await _call_function(target, item, out, executor)
     except Exception as err:
         out.error = err
     return out
+
+
+# -- multi-turn items -------------------------------------------------------------------------------
+
+
+async def _call_turns(
+    target: Any,
+    adapted: TargetCall | None,
+    item: EvalItem,
+    out: TargetOutput,
+    run_id: UUID | None,
+    executor: Executor | None,
+) -> None:
+    """Call the target once per user turn, carrying the conversation over.
+
+    ``out.messages`` becomes the whole conversation (also when a turn fails: the turns done so far),
+    ``out.raw`` the list of each turn's raw result, ``out.steps`` the last execution of each node.
+    ``run_id`` is the first turn's root run id.
+    """
+    assert item.turns is not None
+    conversation: list[Any] = []
+    raws: list[Any] = []
+    out.raw, out.turns_completed = raws, 0
+    try:
+        for number, turn in enumerate(item.turns):
+            conversation.append(_user_message(turn))
+            turn_item = dataclasses.replace(item, input=list(conversation), turns=None)
+            turn_out = TargetOutput(input=turn_item.input)
+            if adapted is not None:
+                await adapted(turn_item, turn_out, run_id if number == 0 else None)
+            else:
+                await _call_function(target, turn_item, turn_out, executor)
+            raws.append(turn_out.raw)
+            out.steps.update(turn_out.steps)
+            conversation = _carried(conversation, turn_out)
+            out.turns_completed = number + 1
+    finally:
+        out.messages = _canonical(conversation)
+
+
+def _user_message(turn: Any) -> dict[str, Any]:
+    if isinstance(turn, str):
+        return {"role": "user", "content": turn}
+    return {**turn, "role": "user"}
+
+
+def _carried(conversation: list[Any], turn: TargetOutput) -> list[Any]:
+    """The conversation after a turn: the target's whole conversation when it returned one
+    (``{"messages": [...]}``: a chat agent's state), else the conversation plus its reply."""
+    if turn.messages is not None:
+        return list(turn.messages)
+    if _is_langchain_message(turn.raw):
+        return [*conversation, turn.raw]  # as returned: a LangChain target gets its own messages back
+    reply = turn.output
+    if isinstance(reply, Mapping) and "role" in reply:
+        return [*conversation, dict(reply)]
+    if not isinstance(reply, str):
+        reply = json.dumps(reply, default=str) if isinstance(reply, Mapping | list) else str(reply)
+    return [*conversation, {"role": "assistant", "content": reply}]
+
+
+def _canonical(conversation: list[Any]) -> list[Any]:
+    """The conversation as canonical messages; it may mix message dicts (the user turns) with the
+    target's own message objects, so each run of one kind converts on its own. Left as is if it
+    cannot convert (building the run then reports it)."""
+    from agentevals._convert import to_messages
+    from agentevals._messages import Message
+
+    def kind(message: Any) -> str:
+        return "canonical" if isinstance(message, Message) else "dict" if isinstance(message, Mapping) else ""
+
+    try:
+        return [m for _, group in itertools.groupby(conversation, key=kind) for m in to_messages(list(group))]
+    except Exception:
+        return conversation
 
 
 # -- plain callables --------------------------------------------------------------------------------
