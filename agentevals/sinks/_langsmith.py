@@ -44,8 +44,10 @@ class LangSmithSink:
     ``api_url`` / ``api_key`` (or ``LANGSMITH_ENDPOINT`` / ``LANGSMITH_API_KEY``) without background
     tracing. Needs ``pip install 'agentevals-core[langsmith]'``.
 
-    >>> sink = LangSmithSink(api_url="http://127.0.0.1:1984", api_key="lsv2-test")  # doctest: +SKIP
-    >>> engine = ScoringEngine(scorers, sinks=[sink])  # doctest: +SKIP
+    Example (needs a LangSmith server and key)::
+
+        sink = LangSmithSink(api_url="http://127.0.0.1:1984", api_key="lsv2-test")
+        engine = ScoringEngine(scorers, sinks=[sink])
     """
 
     name = "langsmith"

@@ -30,8 +30,9 @@ class OTelSink:
     ``agentevals.entity``. It uses the application's configured ``LoggerProvider`` (or the one given) and
     never configures or shuts down a global provider. Needs ``pip install 'agentevals-core[otel]'``.
 
-    >>> from opentelemetry.sdk._logs import LoggerProvider                        # doctest: +SKIP
-    >>> engine = ScoringEngine(scorers, sinks=[OTelSink(logger_provider=LoggerProvider())])  # doctest: +SKIP
+    >>> from opentelemetry.sdk._logs import LoggerProvider
+    >>> sink = OTelSink(logger_provider=LoggerProvider())
+    >>> sink.check()
     """
 
     name = "otel"
