@@ -3,21 +3,36 @@ a skipped one (``SkipRun``) as a ``ScoreSkipped``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from agentevals._errors import ScorerError, ScorerSkipped
 from agentevals._result import JudgeCall, ScoreFailure, ScoreSkipped, Source, run_fields
 from agentevals._steps import SkipRun
 
 
+class ScorerIdentity(Protocol):
+    """What a record needs to know of its scorer (a :class:`~agentevals.Scorer` is one)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+
+def _identity(scorer: ScorerIdentity) -> dict[str, Any]:
+    return {"scorer_id": scorer.id, "scorer_name": scorer.name, "scorer_version": scorer.version}
+
+
 def failure_record(
     *,
-    scorer_id: str,
-    scorer_name: str,
+    scorer: ScorerIdentity,
     run: Any,
     error: BaseException,
     source: Source = "test",
-    scorer_version: str | None = None,
     duration_ms: float = 0.0,
     failed_step: str | None = None,
 ) -> ScoreFailure:
@@ -35,9 +50,7 @@ def failure_record(
         )
         cause = error.__cause__ or error
     return ScoreFailure(
-        scorer_id=scorer_id,
-        scorer_name=scorer_name,
-        scorer_version=scorer_version,
+        **_identity(scorer),
         **run_fields(run),
         preprocess_step_result=completed.get("preprocess"),
         analyze_step_result=completed.get("analyze"),
@@ -56,21 +69,17 @@ def failure_record(
 
 def skipped_record(
     *,
-    scorer_id: str,
-    scorer_name: str,
+    scorer: ScorerIdentity,
     run: Any,
     skip_reason: str,
     reason: str,
     source: Source = "test",
-    scorer_version: str | None = None,
     duration_ms: float = 0.0,
     skipped_step: str | None = None,
 ) -> ScoreSkipped:
     """A skipped record for ``run`` (a ``Run``): no score, ``skip_reason`` a short code, ``reason`` text."""
     return ScoreSkipped(
-        scorer_id=scorer_id,
-        scorer_name=scorer_name,
-        scorer_version=scorer_version,
+        **_identity(scorer),
         **run_fields(run),
         skip_reason=skip_reason,
         reason=reason,
@@ -82,21 +91,17 @@ def skipped_record(
 
 def error_record(
     *,
-    scorer_id: str,
-    scorer_name: str,
+    scorer: ScorerIdentity,
     run: Any,
     error: BaseException,
     source: Source = "test",
-    scorer_version: str | None = None,
     duration_ms: float = 0.0,
 ) -> ScoreFailure | ScoreSkipped:
     """The record of a scorer call that raised ``error``: skipped when a step skipped the run
     (``ScorerSkipped`` / ``SkipRun``), else an error record (:func:`failure_record`)."""
     if isinstance(error, SkipRun):
         return skipped_record(
-            scorer_id=scorer_id,
-            scorer_name=scorer_name,
-            scorer_version=scorer_version,
+            scorer=scorer,
             run=run,
             skip_reason=error.reason,
             reason=error.message,
@@ -105,9 +110,7 @@ def error_record(
         )
     if isinstance(error, ScorerSkipped):  # keeps the work done before the skip, judge calls included
         return ScoreSkipped(
-            scorer_id=scorer_id,
-            scorer_name=scorer_name,
-            scorer_version=scorer_version,
+            **_identity(scorer),
             **run_fields(run),
             skip_reason=error.skip_reason,
             reason=error.message,
@@ -119,9 +122,7 @@ def error_record(
             source=source,
         )
     return failure_record(
-        scorer_id=scorer_id,
-        scorer_name=scorer_name,
-        scorer_version=scorer_version,
+        scorer=scorer,
         run=run,
         error=error,
         source=source,

@@ -170,9 +170,7 @@ class EngineDispatch(EngineControl):
                 "ScorerEntry timeout or the engine's scorer_timeout if it needs longer)"
             )
         failure = failure_record(
-            scorer_id=entry.scorer.id,
-            scorer_name=entry.scorer.name,
-            scorer_version=entry.scorer.version,
+            scorer=entry.scorer,
             run=run,
             error=error,
             source="live",
@@ -202,9 +200,7 @@ class EngineDispatch(EngineControl):
                 state.handed += 1
                 try:
                     failure = failure_record(
-                        scorer_id=entry.scorer.id,
-                        scorer_name=entry.scorer.name,
-                        scorer_version=entry.scorer.version,
+                        scorer=entry.scorer,
                         run=stand_in,
                         error=error,
                         source="live",
@@ -255,9 +251,7 @@ class EngineDispatch(EngineControl):
             while task.uncancel():
                 pass
         return failure_record(
-            scorer_id=entry.scorer.id,
-            scorer_name=entry.scorer.name,
-            scorer_version=entry.scorer.version,
+            scorer=entry.scorer,
             run=run,
             error=error,
             source="live",
@@ -278,9 +272,7 @@ class EngineDispatch(EngineControl):
     @staticmethod
     def _run_failed(run: Run, entry: ScorerEntry) -> ScoreRecord:
         return skipped_record(
-            scorer_id=entry.scorer.id,
-            scorer_name=entry.scorer.name,
-            scorer_version=entry.scorer.version,
+            scorer=entry.scorer,
             run=run,
             skip_reason="run_failed",
             reason=f"the run failed ({run.error}); this scorer scores only runs that succeed "

@@ -121,9 +121,7 @@ def _failure(
     run: Run, scorer: Scorer, error: BaseException, started: float, failures: FailureLog
 ) -> ScoreFailure | ScoreSkipped:
     record = error_record(
-        scorer_id=scorer.id,
-        scorer_name=scorer.name,
-        scorer_version=scorer.version,
+        scorer=scorer,
         run=run,
         error=error,
         source="live",

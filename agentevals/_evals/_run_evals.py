@@ -248,9 +248,7 @@ class _Runner:
         record: ScoreRecord
         if target_error is not None:
             record = failure_record(
-                scorer_id=scorer.id,
-                scorer_name=scorer.name,
-                scorer_version=scorer.version,
+                scorer=scorer,
                 run=run,
                 error=target_error,
                 source="test",
@@ -261,9 +259,7 @@ class _Runner:
             except Exception as err:  # a skip (``SkipRun``) becomes a skipped record, the rest errors
                 duration_ms = (time.perf_counter() - started) * 1000
                 record = error_record(
-                    scorer_id=scorer.id,
-                    scorer_name=scorer.name,
-                    scorer_version=scorer.version,
+                    scorer=scorer,
                     run=run,
                     error=err,
                     duration_ms=duration_ms,

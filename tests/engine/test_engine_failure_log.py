@@ -21,6 +21,9 @@ def _flaky(run: Run, **_: object) -> float:
     return 1 / 0
 
 
+FLAKY = create_scorer(id="flaky").generate_score(_flaky)
+
+
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
@@ -52,7 +55,7 @@ def test_later_failures_are_counted_in_a_summary_per_interval(caplog: pytest.Log
         try:
             _flaky(run)
         except ZeroDivisionError as err:
-            log.note(failure_record(scorer_id="flaky", scorer_name="flaky", run=run, error=err), err)
+            log.note(failure_record(scorer=FLAKY, run=run, error=err), err)
     lines = _warnings(caplog)
     assert (
         "Traceback" in lines[0]

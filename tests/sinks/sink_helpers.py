@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel
 
-from agentevals import Message, Run, ScoreRecord, ScoreResult
+from agentevals import Message, Run, ScoreRecord, ScoreResult, create_scorer
 from agentevals._failure import failure_record
 from agentevals.results import JudgeCall, ScoreFailure
 
@@ -62,8 +62,7 @@ def sample_records(n: int = 3) -> list[ScoreRecord]:
         for i in range(n)
     ]
     failure = failure_record(
-        scorer_id="toxicity",
-        scorer_name="Toxicity",
+        scorer=create_scorer(id="toxicity", name="Toxicity"),
         run=Run(run_id="run-failed", input="q", output="a"),
         error=TimeoutError("took too long"),
         source="live",

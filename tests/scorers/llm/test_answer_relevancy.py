@@ -132,7 +132,7 @@ async def test_failed_reason_call_keeps_its_prompt_and_judge_call(judge_server: 
     run = Run(input=Q, output=A)
     with pytest.raises(ScorerError) as caught:
         await scorer.run(run)
-    record = failure_record(scorer_id=scorer.id, scorer_name=scorer.name, run=run, error=caught.value)
+    record = failure_record(scorer=scorer, run=run, error=caught.value)
     assert record.failed_step == "generate_reason"
     assert record.generate_reason_prompt is not None and "The score is 1.0" in record.generate_reason_prompt
     assert [c.ok for c in record.judge_calls] == [True, True, False]
