@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentevals._evals._report import Group, Report
+from agentevals._evals._report import Coverage, Group, Report, WorstRun
 from agentevals._evals._summary import EvalResult, ScorerStats
 
 if TYPE_CHECKING:
@@ -81,7 +81,8 @@ def _short(value: Any, limit: int = 80) -> str:
 
 
 def render_report(report: Report, console: Console) -> None:
-    """Three tables: per scorer, per entity and scorer, per day and scorer."""
+    """Tables per scorer, per entity and scorer, per day and scorer; each scorer's coverage of the stored
+    runs; the worst-scored runs."""
     scope = [f"db {report.db}"]
     if report.since:
         scope.append(f"since {report.since}")
@@ -96,6 +97,43 @@ def render_report(report: Report, console: Console) -> None:
     _group_table(console, "per scorer", report.by_scorer, ["scorer_id"], extra=True)
     _group_table(console, "per entity", report.by_entity, ["entity", "scorer_id"])
     _group_table(console, "per day (UTC)", report.by_day, ["day", "scorer_id"])
+    _coverage_table(console, report.coverage, report.runs)
+    if report.worst:
+        _worst_table(console, report.worst)
+
+
+def _coverage_table(console: Console, coverage: list[Coverage], runs: int) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"coverage ({runs} stored runs)", title_justify="left")
+    table.add_column("scorer")
+    for name in ("rows", "scored", "failed", "skipped", "runs", "share"):
+        table.add_column(name, justify="right")
+    table.add_column("skip reasons")
+    for c in coverage:
+        reasons = ", ".join(f"{reason} ×{n}" for reason, n in c.skip_reasons.items())
+        cells = [c.scorer_id, str(c.rows), str(c.scored), str(c.failed), str(c.skipped), str(c.runs)]
+        table.add_row(*cells, _pct(c.share), reasons)
+    console.print(table)
+
+
+def _worst_table(console: Console, worst: list[WorstRun]) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"worst runs (lowest {len(worst)} scores)", title_justify="left")
+    for name in ("score", "scorer", "entity", "run", "created_at (UTC)", "reason", "input"):
+        table.add_column(name, justify="right" if name == "score" else "left", overflow="fold")
+    for w in worst:
+        table.add_row(
+            _num(w.score),
+            w.scorer_id,
+            w.entity or "-",
+            w.run_id,
+            w.created_at[:19],
+            _short(w.reason or "", 60),
+            _short(w.input or "-", 60),
+        )
+    console.print(table, markup=False, highlight=False)
 
 
 def _group_table(

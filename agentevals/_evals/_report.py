@@ -1,15 +1,22 @@
-"""``agentevals report``: summarise stored score records per scorer, per entity and per day.
+"""``agentevals report``: summarise stored score records per scorer, per entity and per day, each
+scorer's coverage of the stored runs, and the worst-scored runs.
 
-Reads the ``agentevals_scores`` table that ``SQLiteSink`` writes (live scoring and ``run_evals``); a
-version-1 store is migrated to version 2 first.
+Reads the store that ``SQLiteSink`` (a file) or ``PostgresSink`` (a ``postgresql://`` URL) writes; a
+version-1 store is migrated to version 2 first. The SQL is written once (``?`` placeholders); the
+dialects differ only in :class:`_Dialect`'s few expressions. One scan of the scores table feeds every
+per-group table; coverage adds one ``COUNT(DISTINCT run_id)``, the worst list one top-N query.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import sqlite3
-from dataclasses import asdict, dataclass
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,6 +24,9 @@ from typing import Any
 TABLE = "agentevals_scores"
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: Characters of a run's input the worst-runs list shows.
+INPUT_CHARS = 120
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,35 @@ class Group:
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """One scorer's rows (by outcome; ``skip_reasons`` counts the skipped ones per reason) and the runs
+    it has a row for (``runs``) out of the runs in the store (``store_runs``, same filters)."""
+
+    scorer_id: str
+    rows: int
+    scored: int
+    failed: int
+    skipped: int
+    skip_reasons: dict[str, int]
+    runs: int
+    store_runs: int
+    share: float | None  # runs / store_runs (None without stored runs)
+
+
+@dataclass(frozen=True)
+class WorstRun:
+    """One of the lowest scores, with the start of its run's input (``None`` without a stored run)."""
+
+    score: float
+    scorer_id: str
+    entity: str | None
+    run_id: str
+    created_at: str
+    reason: str | None
+    input: str | None
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything ``agentevals report`` prints; ``as_dict()`` is its ``--json`` form."""
 
@@ -51,6 +90,9 @@ class Report:
     by_scorer: list[Group]
     by_entity: list[Group]
     by_day: list[Group]
+    coverage: list[Coverage] = field(default_factory=list)
+    worst: list[WorstRun] = field(default_factory=list)
+    runs: int = 0  # runs in the store (same filters)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,40 +118,136 @@ def parse_since(value: str, *, now: datetime | None = None) -> datetime:
 
 
 def build_report(
-    db: str | Path, *, since: datetime | None = None, source: str | None = None, table: str = TABLE
+    db: str | Path,
+    *,
+    since: datetime | None = None,
+    source: str | None = None,
+    table: str = TABLE,
+    worst: int = 10,
 ) -> Report:
-    """Query ``table`` in the SQLite file ``db``; ``since``/``source`` filter the records.
+    """Query the store at ``db`` (a SQLite file or a ``postgresql://`` URL) whose scores table is
+    ``table``; ``since``/``source`` filter the records, ``worst`` is how many lowest scores to list.
 
-    Raises ``ValueError`` when the file or the table does not exist.
+    Raises ``ValueError`` when there is no store there (no file, not SQLite, no such table, no server).
     """
-    path = Path(db)
-    if not path.is_file():
-        raise ValueError(f"no database at {str(path)!r}; pass the file your SQLiteSink writes (--db PATH)")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", table):
         raise ValueError(f"invalid table name {table!r}")
-    _migrate(path, table)
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    if worst < 0:
+        raise ValueError(f"--worst must be 0 or more, got {worst}")
+    opener = _open_postgres if is_postgres_url(str(db)) else _open_sqlite
+    with opener(str(db), table) as store:
+        return _Query(store, table, since, source).report(worst)
+
+
+def is_postgres_url(db: str) -> bool:
+    """``db`` names a PostgreSQL server (``postgresql://`` or ``postgres://``), not a file.
+
+    >>> is_postgres_url("postgresql://u@127.0.0.1/test"), is_postgres_url("agentevals.db")
+    (True, False)
+    """
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def _display(db: str) -> str:
+    """``db`` without its password (a report is printed and shared)."""
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", db)
+
+
+@dataclass(frozen=True)
+class _Dialect:
+    """What differs between SQLite and PostgreSQL in the report's SQL."""
+
+    placeholder: str  # written as "?" in the SQL, replaced by this
+    day: str  # the UTC day of created_at as YYYY-MM-DD
+    input_start: str  # the first characters of the runs table's input (JSON), as text
+    since_param: Any  # how a datetime parameter is passed
+
+    def sql(self, text: str) -> str:
+        return text if self.placeholder == "?" else text.replace("?", self.placeholder)
+
+
+SQLITE = _Dialect("?", "substr(created_at, 1, 10)", "substr(r.input, 1, {n})", lambda d: d.isoformat())
+POSTGRES = _Dialect(
+    "%s",
+    "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+    "left(r.input::text, {n})",
+    lambda d: d,
+)
+
+
+@dataclass
+class _Store:
+    """An open store: run SQL written with ``?`` placeholders, get rows as tuples."""
+
+    db: str
+    dialect: _Dialect
+    conn: Any
+    has_runs: bool = True
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return list(self.conn.execute(self.dialect.sql(sql), params).fetchall())
+        except sqlite3.DatabaseError as err:  # a damaged file: a usage error, not a traceback
+            raise ValueError(f"{self.db!r} cannot be read as an agentevals store: {err}") from err
+
+
+@contextmanager
+def _open_sqlite(db: str, table: str) -> Iterator[_Store]:
+    path = Path(db)
+    if not path.is_file():
+        raise ValueError(f"no database at {db!r}; pass the file your SQLiteSink writes (--db PATH)")
+    with path.open("rb") as file:
+        magic = file.read(len(_SQLITE_MAGIC))
+    if magic and magic != _SQLITE_MAGIC:
+        raise ValueError(f"{db!r} is not a SQLite database; pass the file your SQLiteSink writes")
+    from agentevals.sinks._row import tables
+
     try:
-        exists = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (table,)
-        ).fetchone()
-        if not exists:
-            raise ValueError(f"{str(path)!r} has no {table!r} table; is it a database written by SQLiteSink?")
-        where, params = _filters(since, source)
-        query = _Query(conn, table, where, params)
-        total, failures = conn.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(outcome = 'failed'), 0) FROM {table}{where}", params
-        ).fetchone()
-        return Report(
-            db=str(path),
-            since=None if since is None else since.isoformat(),
-            source=source,
-            total=int(total),
-            failures=int(failures),
-            by_scorer=query.groups({"scorer_id": "scorer_id"}),
-            by_entity=query.groups({"entity": "entity", "scorer_id": "scorer_id"}),
-            by_day=query.groups({"day": "substr(created_at, 1, 10)", "scorer_id": "scorer_id"}),
-        )
+        _migrate(path, table)
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.DatabaseError as err:
+        raise ValueError(f"{db!r} cannot be read as an agentevals store: {err}") from err
+    try:
+        store = _Store(str(path), SQLITE, conn)
+        known = {row[0] for row in store.rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if table not in known:
+            raise ValueError(f"{db!r} has no {table!r} table; is it a database written by SQLiteSink?")
+        store.has_runs = tables(table).runs in known
+        yield store
+    finally:
+        conn.close()
+
+
+@contextmanager
+def _open_postgres(db: str, table: str) -> Iterator[_Store]:
+    from agentevals.sinks._errors import SinkConfigError
+    from agentevals.sinks._postgres import PostgresSink
+    from agentevals.sinks._row import tables
+
+    try:
+        import psycopg
+    except ImportError as err:
+        raise ValueError(
+            f"reading {_display(db)} needs psycopg: pip install 'agentevals-core[postgres]'"
+        ) from err
+    try:
+        conn = psycopg.connect(db, connect_timeout=10)
+    except psycopg.Error as err:
+        raise ValueError(f"cannot connect to {_display(db)}: {str(err).strip()}") from err
+    try:
+        store = _Store(_display(db), POSTGRES, conn)
+        names = tables(table)
+        found = store.rows("SELECT to_regclass(?), to_regclass(?)", (table, names.runs))[0]
+        if found[0] is None:
+            raise ValueError(f"{_display(db)} has no {table!r} table; is it a store written by PostgresSink?")
+        conn.rollback()  # end the read transaction before another connection migrates
+        PostgresSink(db, table=table).check()  # migrates a version-1 table; no-op on version 2
+        store.has_runs = True
+        yield store
+    except SinkConfigError as err:
+        raise ValueError(str(err)) from err
+    except psycopg.Error as err:
+        raise ValueError(f"{_display(db)}: {str(err).strip()}") from err
     finally:
         conn.close()
 
@@ -132,66 +270,201 @@ def _migrate(path: Path, table: str) -> None:
         conn.close()
 
 
-def _filters(since: datetime | None, source: str | None) -> tuple[str, list[Any]]:
+def _filters(
+    since: datetime | None, source: str | None, dialect: _Dialect, alias: str = ""
+) -> tuple[list[str], list[Any]]:
     clauses, params = [], []
     if since is not None:
-        # created_at is ISO-8601 UTC text, so text order is time order.
-        clauses.append("created_at >= ?")
-        params.append(since.astimezone(UTC).isoformat())
+        # SQLite: created_at is ISO-8601 UTC text, so text order is time order.
+        clauses.append(f"{alias}created_at >= ?")
+        params.append(dialect.since_param(since.astimezone(UTC)))
     if source is not None:
-        clauses.append("source = ?")
+        clauses.append(f"{alias}source = ?")
         params.append(source)
-    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+    return clauses, params
+
+
+def _where(clauses: list[str]) -> str:
+    return " WHERE " + " AND ".join(clauses) if clauses else ""
+
+
+class _Acc:
+    """Mergeable aggregates of one group (count, sums, extremes), turned into a :class:`Group`."""
+
+    __slots__ = ("cost", "count", "errors", "failures", "high", "low", "n", "squares", "tokens", "total")
+
+    def __init__(self) -> None:
+        self.count = self.failures = self.n = self.tokens = 0
+        self.total = self.squares = 0.0
+        self.low: float | None = None
+        self.high: float | None = None
+        self.cost: float | None = None
+        self.errors: Counter[str] = Counter()
+
+    def add(self, row: tuple[Any, ...]) -> None:
+        outcome, error_type, count, n, total, squares, low, high, cost, tokens = row
+        self.count += count
+        if outcome == "failed":
+            self.failures += count
+            self.errors[error_type or "error"] += count
+        if n:
+            self.n += n
+            self.total += total
+            self.squares += squares
+            self.low = low if self.low is None else min(self.low, low)
+            self.high = high if self.high is None else max(self.high, high)
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
+        self.tokens += int(tokens or 0)
+
+    def group(self, key: dict[str, str | None]) -> Group:
+        mean = self.total / self.n if self.n else None
+        top = max(self.errors.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+        return Group(
+            key=key,
+            count=self.count,
+            failures=self.failures,
+            mean=mean,
+            stdev=_stdev(mean, self.squares / self.n if self.n else None, self.n),
+            min=self.low,
+            max=self.high,
+            cost_usd=self.cost,
+            tokens=self.tokens,
+            top_error=None if top is None else f"{top[0]} ×{top[1]}",
+        )
 
 
 class _Query:
-    def __init__(self, conn: sqlite3.Connection, table: str, where: str, params: list[Any]) -> None:
-        self.conn, self.table, self.where, self.params = conn, table, where, params
+    def __init__(self, store: _Store, table: str, since: datetime | None, source: str | None) -> None:
+        from agentevals.sinks._row import tables
 
-    def groups(self, keys: dict[str, str]) -> list[Group]:
-        exprs = ", ".join(f"{expr} AS {name}" for name, expr in keys.items())
-        names = ", ".join(keys)
-        sql = (
-            # Skipped rows (no score, no error) are neither scores nor failures.
-            f"SELECT {exprs}, COUNT(*), COALESCE(SUM(outcome = 'failed'), 0), COUNT(score), AVG(score), "
-            f"AVG(score * score), "
-            f"MIN(score), MAX(score), SUM(cost_usd), COALESCE(SUM(prompt_tokens), 0) "
-            f"+ COALESCE(SUM(completion_tokens), 0) FROM {self.table}{self.where} "
-            f"GROUP BY {names} ORDER BY {names}"
+        self.store, self.table, self.runs = store, table, tables(table).runs
+        self.since, self.source = since, source
+        self.clauses, self.params = _filters(since, source, store.dialect)
+
+    def report(self, worst: int) -> Report:
+        scorer: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
+        entity: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
+        day: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
+        outcomes: dict[str, Counter[str]] = defaultdict(Counter)
+        skips: dict[str, Counter[str]] = defaultdict(Counter)
+        for row in self._scan():
+            d, e, s, skip_reason = row[:4]
+            for groups, key in ((scorer, (s,)), (entity, (e, s)), (day, (d, s))):
+                groups[key].add(row[4:])
+            outcomes[s][row[4]] += row[6]
+            if row[4] == "skipped":
+                skips[s][skip_reason or "-"] += row[6]
+        total = sum(a.count for a in scorer.values())
+        failures = sum(a.failures for a in scorer.values())
+        store_runs = self._store_runs()
+        return Report(
+            db=self.store.db,
+            since=None if self.since is None else self.since.isoformat(),
+            source=self.source,
+            total=total,
+            failures=failures,
+            by_scorer=_groups(scorer, ("scorer_id",)),
+            by_entity=_groups(entity, ("entity", "scorer_id")),
+            by_day=_groups(day, ("day", "scorer_id")),
+            coverage=self._coverage(outcomes, skips, store_runs),
+            worst=self._worst(worst) if worst and total else [],
+            runs=store_runs,
         )
-        errors = self._top_errors(keys)
+
+    def _scan(self) -> list[tuple[Any, ...]]:
+        """Every aggregate from one pass: grouped by day, entity, scorer, outcome, skip reason, error."""
+        day = self.store.dialect.day
+        keys = f"{day}, entity, scorer_id, skip_reason, outcome, error_type"
+        return self.store.rows(
+            f"SELECT {keys}, COUNT(*), COUNT(score), SUM(score), SUM(score * score), MIN(score), "
+            "MAX(score), SUM(cost_usd), "
+            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
+            f"FROM {self.table}{_where(self.clauses)} GROUP BY {keys}",
+            self.params,
+        )
+
+    def _store_runs(self) -> int:
+        if not self.store.has_runs:
+            return 0
+        return int(
+            self.store.rows(f"SELECT COUNT(*) FROM {self.runs}{_where(self.clauses)}", self.params)[0][0]
+        )
+
+    def _coverage(
+        self, outcomes: dict[str, Counter[str]], skips: dict[str, Counter[str]], store_runs: int
+    ) -> list[Coverage]:
+        covered = dict(
+            self.store.rows(
+                f"SELECT scorer_id, COUNT(DISTINCT run_id) FROM {self.table}{_where(self.clauses)} "
+                "GROUP BY scorer_id",
+                self.params,
+            )
+        )
         out = []
-        for row in self.conn.execute(sql, self.params):
-            key = {name: row[i] for i, name in enumerate(keys)}
-            count, failures, scores, mean, mean_sq, low, high, cost, tokens = row[len(keys) :]
+        for scorer_id in sorted(outcomes, key=lambda s: s or ""):
+            counts, runs = outcomes[scorer_id], int(covered.get(scorer_id, 0))
             out.append(
-                Group(
-                    key=key,
-                    count=count,
-                    failures=failures,
-                    mean=mean,
-                    stdev=_stdev(mean, mean_sq, scores),
-                    min=low,
-                    max=high,
-                    cost_usd=cost,
-                    tokens=int(tokens or 0),
-                    top_error=errors.get(tuple(key.values())),
+                Coverage(
+                    scorer_id=scorer_id,
+                    rows=sum(counts.values()),
+                    scored=counts["scored"],
+                    failed=counts["failed"],
+                    skipped=counts["skipped"],
+                    skip_reasons=dict(skips[scorer_id].most_common()),
+                    runs=runs,
+                    store_runs=store_runs,
+                    share=runs / store_runs if store_runs else None,
                 )
             )
         return out
 
-    def _top_errors(self, keys: dict[str, str]) -> dict[tuple[Any, ...], str]:
-        exprs = ", ".join(keys.values())
-        failed = "outcome = 'failed'"
-        where = f"{self.where} AND {failed}" if self.where else f" WHERE {failed}"
-        sql = (
-            f"SELECT {exprs}, COALESCE(error_type, 'error'), COUNT(*) AS n FROM {self.table}{where} "
-            f"GROUP BY {exprs}, error_type ORDER BY n DESC"
+    def _worst(self, limit: int) -> list[WorstRun]:
+        clauses, params = _filters(self.since, self.source, self.store.dialect, alias="s.")
+        start = self.store.dialect.input_start.format(n=INPUT_CHARS * 4)
+        join = f"LEFT JOIN {self.runs} r ON r.run_id = s.run_id" if self.store.has_runs else ""
+        text = start if self.store.has_runs else "NULL"
+        rows = self.store.rows(
+            f"SELECT s.score, s.scorer_id, s.entity, s.run_id, s.created_at, s.reason, {text} "
+            f"FROM {self.table} s {join}{_where(['s.score IS NOT NULL', *clauses])} "
+            "ORDER BY s.score, s.created_at DESC LIMIT ?",
+            [*params, limit],
         )
-        top: dict[tuple[Any, ...], str] = {}
-        for row in self.conn.execute(sql, self.params):
-            top.setdefault(tuple(row[: len(keys)]), f"{row[len(keys)]} ×{row[len(keys) + 1]}")
-        return top
+        return [
+            WorstRun(
+                score=score,
+                scorer_id=scorer_id,
+                entity=entity,
+                run_id=run_id,
+                created_at=created if isinstance(created, str) else created.astimezone(UTC).isoformat(),
+                reason=reason,
+                input=_input_start(stored),
+            )
+            for score, scorer_id, entity, run_id, created, reason, stored in rows
+        ]
+
+
+def _groups(groups: dict[tuple[Any, ...], _Acc], names: tuple[str, ...]) -> list[Group]:
+    ordered = sorted(groups.items(), key=lambda kv: tuple(k or "" for k in kv[0]))
+    return [acc.group(dict(zip(names, key, strict=True))) for key, acc in ordered]
+
+
+def _input_start(stored: str | None) -> str | None:
+    """The start of a run's stored input (JSON text, possibly cut): a string's text, or the JSON."""
+    if stored is None:
+        return None
+    text = stored
+    try:
+        value = json.loads(stored)
+    except ValueError:
+        value = None
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, list) and value and isinstance(value[-1], dict):
+        content = value[-1].get("content")  # messages: the last one (the user's turn)
+        text = content if isinstance(content, str) else stored
+    text = " ".join(text.split())
+    return text if len(text) <= INPUT_CHARS else text[: INPUT_CHARS - 1] + "…"
 
 
 def _stdev(mean: float | None, mean_sq: float | None, n: int) -> float | None:

@@ -3,10 +3,14 @@ contract schema, and on DBs written by SQLiteSink from run_evals and from the li
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
 import sqlite3
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -190,3 +194,145 @@ async def test_replay_command_moves_dead_letters_into_the_db(
     assert not (tmp_path / "dead.jsonl").exists()
     assert build_report(db).by_scorer[0].mean == pytest.approx(0.5)
     assert main(["replay", str(tmp_path / "dead.jsonl"), "--db", str(db)]) == 2
+
+
+# -- coverage, worst runs, store addresses ----------------------------------------------------------
+
+
+def _records() -> list[Any]:
+    """Four runs: 'a' scores three (0.9, 0.2, 0.5), 'b' skips two and fails one, 'c' scores one 0.0 and
+    skips the fourth run."""
+    from agentevals.results import ScoreFailure, ScoreResult, ScoreSkipped
+
+    def common(i: int) -> dict[str, Any]:
+        return {
+            "run_id": f"run{i}",
+            "entity": "bot",
+            "source": "live",
+            "input": f"question {i}: " + "why? " * 40,
+            "output": f"answer {i}",
+            "created_at": datetime(2026, 11, 20, 9, i, tzinfo=UTC),
+        }
+
+    records: list[Any] = [
+        ScoreResult(scorer_id="a", scorer_name="a", score=s, reason=f"reason {s}", **common(i))
+        for i, s in enumerate((0.9, 0.2, 0.5))
+    ]
+    records += [
+        ScoreSkipped(scorer_id="b", scorer_name="b", skip_reason="no_ground_truth", reason="-", **common(0)),
+        ScoreSkipped(scorer_id="b", scorer_name="b", skip_reason="no_ground_truth", reason="-", **common(2)),
+        ScoreFailure(
+            scorer_id="b", scorer_name="b", error_type="TimeoutError", error_message="x", **common(1)
+        ),
+        ScoreResult(scorer_id="c", scorer_name="c", score=0.0, **common(2)),
+        ScoreSkipped(scorer_id="c", scorer_name="c", skip_reason="no_context", reason="-", **common(3)),
+    ]
+    return records
+
+
+def _check_coverage_and_worst(report: Any) -> None:
+    assert report.runs == 4 and report.total == 8
+    cover = {c.scorer_id: c for c in report.coverage}
+    a, b, c = cover["a"], cover["b"], cover["c"]
+    assert (a.rows, a.scored, a.failed, a.skipped, a.runs, a.share) == (3, 3, 0, 0, 3, 0.75)
+    assert (b.rows, b.scored, b.failed, b.skipped, b.skip_reasons) == (3, 0, 1, 2, {"no_ground_truth": 2})
+    assert (c.runs, c.store_runs, c.skip_reasons) == (2, 4, {"no_context": 1})
+    assert [(w.scorer_id, w.score, w.run_id) for w in report.worst[:3]] == [
+        ("c", 0.0, "run2"),
+        ("a", 0.2, "run1"),
+        ("a", 0.5, "run2"),
+    ]
+    low = report.worst[1]
+    assert (low.entity, low.reason) == ("bot", "reason 0.2") and low.created_at.startswith("2026-11-20T09:01")
+    assert low.input is not None and low.input.startswith("question 1: why?") and low.input.endswith("…")
+    assert len(low.input) == 120
+
+
+async def test_coverage_per_scorer_and_worst_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "agentevals.db"
+    sink = SQLiteSink(path)
+    await sink.write(_records())
+    await sink.close()
+    _check_coverage_and_worst(build_report(path))
+    assert [w.score for w in build_report(path, worst=2).worst] == [0.0, 0.2]
+    assert main(["report", "--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    for text in ("coverage", "no_ground_truth ×2", "75%", "worst runs", "question 2: why?", "reason 0.2"):
+        assert text in out
+    assert main(["report", "--db", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["runs"] == 4 and [w["run_id"] for w in data["worst"]][:2] == ["run2", "run1"]
+    assert {c["scorer_id"]: c["share"] for c in data["coverage"]} == {"a": 0.75, "b": 0.75, "c": 0.5}
+
+
+def test_a_file_that_is_not_a_store_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, just some notes\n" * 10)
+    assert main(["report", "--db", str(text)]) == 2
+    assert "is not a SQLite database" in capsys.readouterr().err
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE things (x)")
+    assert main(["report", "--db", str(other)]) == 2
+    assert "has no 'agentevals_scores' table" in capsys.readouterr().err
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    assert main(["report", "--db", str(broken)]) == 2
+    assert "agentevals report: error:" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="--worst must be 0 or more"):
+        build_report(other, worst=-1)
+
+
+async def test_report_on_postgres(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import psycopg
+
+    from agentevals.sinks import PostgresSink
+
+    url = await _postgres_url()
+    table = f"agentevals_report_{uuid.uuid4().hex[:10]}"
+    try:
+        sink = PostgresSink(url, table=table)
+        await sink.write(_records())
+        await sink.close()
+        report = build_report(url, table=table)
+        _check_coverage_and_worst(report)
+        assert [(g.key["day"], g.key["scorer_id"], g.count) for g in report.by_day] == [
+            ("2026-11-20", "a", 3),
+            ("2026-11-20", "b", 3),
+            ("2026-11-20", "c", 2),
+        ]
+        since = build_report(url, table=table, since=parse_since("2026-11-20T09:02:00"), source="live")
+        assert (since.total, since.runs) == (4, 2)
+        assert main(["report", "--db", url, "--table", table, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["total"] == 8
+        assert main(["report", "--db", url, "--table", "no_such_table"]) == 2
+        assert "has no 'no_such_table' table" in capsys.readouterr().err
+    finally:
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+            for name in (table, f"{table}_runs", f"{table}_schema"):
+                await conn.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+async def _postgres_url() -> str:
+    """A postgresql:// URL of the test server (skipped when unreachable, failed under CI)."""
+    try:
+        import psycopg
+    except ImportError:
+        reason = "psycopg is not installed (uv sync --extra postgres)"
+    else:
+        errors = []
+        for user in dict.fromkeys(["postgres", getpass.getuser()]):
+            url = f"postgresql://{user}@127.0.0.1:5432/test?connect_timeout=3"
+            try:
+                conn = await psycopg.AsyncConnection.connect(url)
+            except psycopg.Error as err:
+                errors.append(f"{url}: {err}".strip())
+                continue
+            await conn.close()
+            return url
+        reason = "no PostgreSQL reachable on 127.0.0.1:5432 database 'test': " + "; ".join(errors)
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
