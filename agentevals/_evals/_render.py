@@ -8,7 +8,7 @@ from agentevals._evals._report import Coverage, Group, Report, WorstRun
 from agentevals._evals._summary import EvalResult, ScorerStats
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, RenderableType
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -20,9 +20,16 @@ def _pct(value: float | None) -> str:
 
 
 def render_eval(result: EvalResult, console: Console, *, max_failures: int = 10) -> None:
+    """Print :func:`eval_renderables` to ``console``."""
+    for renderable in eval_renderables(result, max_failures=max_failures):
+        console.print(renderable)
+
+
+def eval_renderables(result: EvalResult, *, max_failures: int = 10) -> list[RenderableType]:
     """Per scorer: mean, stdev, min, max, pass rate, threshold, errors, skips; then failing items and the
-    verdict."""
+    verdict (what ``agentevals eval``, ``EvalResult.print()`` and ``rich.print(result)`` show)."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="agentevals: scores", title_justify="left")
     for name in ("scorer", "mean", "stdev", "min", "max", "pass rate", "threshold", "errors", "skipped"):
@@ -39,7 +46,7 @@ def render_eval(result: EvalResult, console: Console, *, max_failures: int = 10)
             str(stats.errors),
             str(stats.skipped),
         )
-    console.print(table)
+    out: list[RenderableType] = [table]
     failing = [i for i in result.items if not i.passed]
     for item in failing[:max_failures]:
         detail = item.error or "; ".join(
@@ -48,20 +55,22 @@ def render_eval(result: EvalResult, console: Console, *, max_failures: int = 10)
             else f"{key}: {record.error_type}: {record.error_message}"  # type: ignore[union-attr]
             for key, record in item.results.items()
         )
-        console.print(
-            f"[red]✗[/red] item {item.index}" + (f" (repeat {item.repeat})" if item.repeat else ""), end=" "
+        line = Text.from_markup(
+            "[red]✗[/red] item " + str(item.index) + (f" (repeat {item.repeat})" if item.repeat else "") + " "
         )
-        console.print(f"input={_short(item.input)}: {detail}", markup=False, highlight=False)
+        line.append(f"input={_short(item.input)}: {detail}")  # user text: never markup
+        out.append(line)
     if len(failing) > max_failures:
-        console.print(f"... and {len(failing) - max_failures} more failing items")
+        out.append(f"... and {len(failing) - max_failures} more failing items")
     for warning in result.summary.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        out.append(Text.from_markup("[yellow]warning:[/yellow] ").append(warning))
     summary = result.summary
     colour = {"passed": "green", "below_threshold": "yellow", "errored": "red"}[result.verdict]
-    console.print(
+    out.append(
         f"{summary.total_items} items, {summary.total_runs} runs, {summary.failed_items} failed items, "
         f"{summary.duration_ms / 1000:.2f} s: [bold {colour}]{result.verdict}[/bold {colour}]"
     )
+    return out
 
 
 def _label(stats: ScorerStats) -> str:

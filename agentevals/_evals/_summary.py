@@ -148,6 +148,35 @@ class EvalResult:
         """Scorers (and gates) whose threshold was missed."""
         return [s for s in self.summary.scorers.values() if s.passed is False]
 
+    def to_records(self) -> list[ScoreRecord]:
+        """Every score record of the evaluation (results, failures and skips), flat, in item order (each
+        item's records in scorer order): what a sink received, e.g. for a DataFrame.
+
+        >>> from agentevals.evals import run_evals
+        >>> from agentevals.scorers import create_exact_match_scorer
+        >>> result = run_evals([{"input": "a", "ground_truth": "A"}], [create_exact_match_scorer()],
+        ...                    str.upper, progress=False)
+        >>> [(r.scorer_id, r.score) for r in result.to_records()]
+        [('exact_match', 1.0)]
+        """
+        return [record for item in self.items for record in item.results.values()]
+
+    def print(self, *, max_failures: int = 10) -> None:
+        """Print the summary table ``agentevals eval`` prints (per-scorer statistics, failing items, the
+        verdict) to stdout with rich; ``rich.print(result)`` prints the same."""
+        from rich.console import Console
+
+        from agentevals._evals._render import render_eval
+
+        render_eval(self, Console(), max_failures=max_failures)
+
+    def __rich__(self) -> Any:
+        from rich.console import Group
+
+        from agentevals._evals._render import eval_renderables
+
+        return Group(*eval_renderables(self))
+
 
 def item_passed(results: dict[str, ScoreRecord], plan: ScorerPlan, error: str | None) -> bool:
     """An item run passes when nothing failed and every thresholded score met its threshold (a skipped
