@@ -1,10 +1,11 @@
-"""Batch evaluation: ``run_evals`` over a dataset and its results.
+"""Batch evaluation: ``run_evals`` over a dataset and its results; ``rescore`` over stored runs.
 
 >>> from agentevals.evals import EvalItem, run_evals
 """
 
 from agentevals._evals._config import Threshold
 from agentevals._evals._data import EvalItem, load_items
+from agentevals._evals._rescore import RescoreSummary, arescore, rescore
 from agentevals._evals._run_evals import arun_evals, run_evals
 from agentevals._evals._summary import EvalResult, EvalSummary, ItemResult, ScorerStats
 
@@ -13,9 +14,12 @@ __all__ = [
     "EvalResult",
     "EvalSummary",
     "ItemResult",
+    "RescoreSummary",
     "ScorerStats",
     "Threshold",
+    "arescore",
     "arun_evals",
     "load_items",
+    "rescore",
     "run_evals",
 ]

@@ -1,0 +1,290 @@
+"""``rescore`` / ``arescore``: run scorers over the runs a store already holds and store their records.
+
+"How would last week's traffic have scored?": the runs (transcripts) are read back from
+``agentevals_runs``, each (run, scorer version) not scored yet is scored, and the records go to the same
+store with ``source="rescore"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from agentevals._evals._progress import ProgressBar
+from agentevals._failure import error_record, skipped_record
+from agentevals._result import ScoreRecord
+from agentevals._run import Run
+from agentevals._scorer import Scorer
+from agentevals._store import Store, open_store
+from agentevals._sync import background_loop, run_soon
+
+logger = logging.getLogger("agentevals.evals")
+
+#: Records written per sink call: large batches keep the SQL sinks fast.
+BATCH = 500
+#: Pairs a worker scores between two yields to the event loop.
+YIELD_EVERY = 32
+
+
+@dataclass(frozen=True)
+class RescoreSummary:
+    """What a re-score did. ``runs``: stored runs read (after ``since``/``entity``/``limit``); the other
+    counts are (run, scorer) pairs: ``scored``, ``failed`` (error records), ``skipped`` (skip records:
+    a missing input, or a failed run), ``already_scored`` (left alone: the store had a record of that
+    scorer version). ``sink_errors``: batches a sink failed to write. ``interrupted``: stopped early
+    (Ctrl-C); the counts cover what was done and stored.
+
+    >>> RescoreSummary(runs=2, scored=2).total
+    2
+    """
+
+    runs: int = 0
+    scored: int = 0
+    failed: int = 0
+    skipped: int = 0
+    already_scored: int = 0
+    sink_errors: int = 0
+    interrupted: bool = False
+
+    @property
+    def total(self) -> int:
+        """The (run, scorer) pairs scored now, whatever their outcome."""
+        return self.scored + self.failed + self.skipped
+
+
+async def arescore(
+    store: str | os.PathLike[str] | Store,
+    scorers: Sequence[Scorer] | Scorer,
+    *,
+    since: datetime | timedelta | None = None,
+    entity: str | None = None,
+    limit: int | None = None,
+    concurrency: int = 8,
+    force: bool = False,
+    progress: bool = True,
+    sinks: Sequence[Any] | None = None,
+    stop: asyncio.Event | None = None,
+) -> RescoreSummary:
+    """Score the runs stored at ``store`` (a SQLite path, a ``postgresql://`` URL or an opened
+    :class:`~agentevals._store.Store`) with ``scorers`` and store the records (``source="rescore"``) in
+    the same store, or in ``sinks`` when given (not closed; the store's own sink is).
+
+    The runs are read newest first: ``since`` (a datetime, or a timedelta before now), ``entity`` and
+    ``limit`` (the newest N) select them. A (run, scorer, version) the store already holds is skipped
+    unless ``force``; a forced record has the same id as the stored one (ids derive from run, scorer and
+    version), and the SQL stores keep the row they have (``INSERT OR IGNORE`` / ``ON CONFLICT DO
+    NOTHING``): ``force`` re-runs scorers for other ``sinks`` or a changed scorer under the same version,
+    it does not replace rows. A run that failed (``Run.error``) gets a skipped record (``run_failed``),
+    as live scoring does. At most ``concurrency`` scorer calls run at once (a judge retries on its own).
+    Setting ``stop`` ends early: records done are stored and the summary says ``interrupted=True``.
+
+    >>> import asyncio, tempfile, pathlib
+    >>> from agentevals.sinks import SQLiteSink
+    >>> from agentevals.scorers import create_exact_match_scorer
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.db"
+    >>> SQLiteSink(path).check()
+    >>> asyncio.run(arescore(path, [create_exact_match_scorer()], progress=False))
+    RescoreSummary(runs=0, scored=0, failed=0, skipped=0, already_scored=0, sink_errors=0, interrupted=False)
+    """
+    scorer_list = _check_scorers(scorers)
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    moment = datetime.now(UTC) - since if isinstance(since, timedelta) else since
+    opened = store if isinstance(store, Store) else await asyncio.to_thread(open_store, store)
+    own_sink = None if sinks is not None else opened.sink()
+    try:
+        runs = await asyncio.to_thread(lambda: list(opened.runs(since=moment, entity=entity, limit=limit)))
+        done: list[set[str]] = [set() for _ in scorer_list]
+        if not force:
+            done = [await asyncio.to_thread(opened.scored, s.id, s.version) for s in scorer_list]
+        targets = _as_sinks(sinks) if sinks is not None else [own_sink]
+        return await _Rescore(scorer_list, targets, concurrency, progress).run(runs, done, stop)
+    finally:
+        if own_sink is not None:
+            await own_sink.close()
+        if not isinstance(store, Store):
+            opened.close()
+
+
+def rescore(
+    store: str | os.PathLike[str] | Store,
+    scorers: Sequence[Scorer] | Scorer,
+    *,
+    since: datetime | timedelta | None = None,
+    entity: str | None = None,
+    limit: int | None = None,
+    concurrency: int = 8,
+    force: bool = False,
+    progress: bool = True,
+    sinks: Sequence[Any] | None = None,
+) -> RescoreSummary:
+    """Blocking :func:`arescore`; works in scripts and inside a running event loop (Jupyter).
+
+    Ctrl-C (``KeyboardInterrupt``) stops it quietly: the records done are stored and the summary says
+    ``interrupted=True``. A second Ctrl-C while it winds down is raised.
+
+    >>> import tempfile, pathlib
+    >>> from agentevals.sinks import SQLiteSink
+    >>> from agentevals.scorers import create_exact_match_scorer
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.db"
+    >>> SQLiteSink(path).check()
+    >>> rescore(path, [create_exact_match_scorer()], since=timedelta(days=7), progress=False).runs
+    0
+    """
+    loop = background_loop()
+    stop = asyncio.Event()  # only touched on the loop's thread (set through call_soon_threadsafe)
+    future = run_soon(
+        arescore(
+            store,
+            scorers,
+            since=since,
+            entity=entity,
+            limit=limit,
+            concurrency=concurrency,
+            force=force,
+            progress=progress,
+            sinks=sinks,
+            stop=stop,
+        )
+    )
+    try:
+        return future.result()
+    except KeyboardInterrupt:
+        loop.call_soon_threadsafe(stop.set)
+        return future.result()
+
+
+class _Rescore:
+    """One re-score: workers take (run, scorer) pairs, records are written in batches."""
+
+    def __init__(self, scorers: list[Scorer], sinks: list[Any], concurrency: int, progress: bool) -> None:
+        self.scorers = scorers
+        self.sinks = sinks
+        self.concurrency = concurrency
+        self.progress = progress
+        self.counts = {"scored": 0, "failed": 0, "skipped": 0}
+        self.sink_errors = 0
+        self.buffer: list[ScoreRecord] = []
+        self.writes: list[asyncio.Future[None]] = []
+
+    async def run(self, runs: list[Run], done: list[set[str]], stop: asyncio.Event | None) -> RescoreSummary:
+        pairs = [
+            (run, s)
+            for run in runs
+            for s, seen in zip(self.scorers, done, strict=True)
+            if run.run_id not in seen
+        ]
+        already = len(runs) * len(self.scorers) - len(pairs)
+        jobs = iter(pairs)
+        with ProgressBar(len(pairs), enabled=self.progress, description="rescoring") as bar:
+            workers = [
+                asyncio.ensure_future(self._work(jobs, bar, stop))
+                for _ in range(min(self.concurrency, len(pairs)))
+            ]
+            stopped = await _until_done_or_stopped(workers, stop)
+        interrupted = stopped and sum(self.counts.values()) < len(pairs)  # a stop after the last pair: done
+        await asyncio.gather(*self.writes)
+        await self._flush()  # what was done is kept, also after a stop
+        return RescoreSummary(
+            runs=len(runs),
+            already_scored=already,
+            sink_errors=self.sink_errors,
+            interrupted=interrupted,
+            **self.counts,
+        )
+
+    async def _work(
+        self, jobs: Iterator[tuple[Run, Scorer]], bar: ProgressBar, stop: asyncio.Event | None
+    ) -> None:
+        for n, (run, scorer) in enumerate(jobs):  # one shared iterator: each pair goes to one worker
+            if n % YIELD_EVERY == YIELD_EVERY - 1:
+                # Code scorers never suspend: yield now and then, so a Ctrl-C (``stop``) gets through.
+                await asyncio.sleep(0)
+            if stop is not None and stop.is_set():
+                return
+            record = await _score(scorer, run)
+            self.counts[record.outcome] += 1
+            bar.advance(failed=record.outcome == "failed")
+            self.buffer.append(record)
+            if len(self.buffer) >= BATCH:
+                # Shielded: a stop cancelling this worker does not abandon a batch half written.
+                self.writes.append(asyncio.ensure_future(self._flush()))
+                await asyncio.shield(self.writes[-1])
+
+    async def _flush(self) -> None:
+        batch, self.buffer = self.buffer, []
+        if not batch:
+            return
+        for sink in self.sinks:
+            try:
+                await sink.write(batch)
+            except Exception:  # a broken sink must not stop the re-score; counted in the summary
+                self.sink_errors += 1
+                logger.warning(
+                    "agentevals: sink %r failed to write %d records", sink, len(batch), exc_info=True
+                )
+
+
+async def _score(scorer: Scorer, run: Run) -> ScoreRecord:
+    """The record of ``scorer`` on ``run``: its result, an error record, or a skipped record."""
+    if run.error is not None:
+        return skipped_record(
+            scorer=scorer,
+            run=run,
+            skip_reason="run_failed",
+            reason=f"the run failed ({run.error}); re-scoring scores only runs that succeeded",
+            source="rescore",
+        )
+    started = time.perf_counter()
+    try:
+        return await scorer.score(run, source="rescore")
+    except Exception as err:  # a skip (``SkipRun``) becomes a skipped record, the rest error records
+        duration_ms = (time.perf_counter() - started) * 1000
+        return error_record(scorer=scorer, run=run, error=err, source="rescore", duration_ms=duration_ms)
+
+
+async def _until_done_or_stopped(workers: Sequence[asyncio.Future[None]], stop: asyncio.Event | None) -> bool:
+    """Wait for the workers; ``True`` when ``stop`` was set first (the workers are then cancelled:
+    the pairs under way are dropped, the records done stay in the buffer)."""
+    everything = asyncio.gather(*workers)
+    waits: list[asyncio.Future[Any]] = [everything]
+    stopped = asyncio.ensure_future(stop.wait()) if stop is not None else None
+    if stopped is not None:
+        waits.append(stopped)
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if stopped is not None:
+            stopped.cancel()
+    if everything.done():
+        everything.result()
+        return stop is not None and stop.is_set()  # the workers saw it first
+    for worker in workers:
+        worker.cancel()
+    await asyncio.gather(*workers, return_exceptions=True)
+    return True
+
+
+def _check_scorers(scorers: Sequence[Scorer] | Scorer) -> list[Scorer]:
+    found = [scorers] if isinstance(scorers, Scorer) else list(scorers)
+    if not found:
+        raise ValueError("rescore needs at least one scorer, e.g. rescore(db, [create_exact_match_scorer()])")
+    for scorer in found:
+        if not isinstance(scorer, Scorer):
+            raise TypeError(f"rescore takes Scorer objects (create_scorer(...)), got {type(scorer).__name__}")
+    keys = [(s.id, s.version) for s in found]
+    if len(set(keys)) != len(keys):
+        raise ValueError("the same scorer (id and version) is given twice; give each scorer once")
+    return found
+
+
+def _as_sinks(sinks: Sequence[Any]) -> list[Any]:
+    from agentevals.sinks import as_sink
+
+    return [as_sink(s) for s in sinks]

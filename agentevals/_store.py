@@ -1,0 +1,225 @@
+"""Reading a store back: the runs a ``SQLiteSink`` or ``PostgresSink`` wrote, as :class:`Run` objects,
+and which of them a scorer version already scored (for re-scoring after the fact).
+
+>>> import tempfile, pathlib
+>>> from agentevals.sinks import SQLiteSink
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.db"
+>>> SQLiteSink(path).check()  # creates an empty store
+>>> with open_store(path) as store:
+...     list(store.runs()), store.scored("exact_match", "1")
+([], set())
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from agentevals._run import Run
+from agentevals.sinks._row import RUN_COLUMNS, RUN_JSON_COLUMNS, TABLE, tables, utc_text
+from agentevals.sinks._sqlite import check_table
+
+Kind = Literal["sqlite", "postgres"]
+
+
+def is_postgres_address(address: str | os.PathLike[str]) -> bool:
+    """``True`` for a ``postgresql://`` (or ``postgres://``) URL, ``False`` for a file path."""
+    return isinstance(address, str) and address.startswith(("postgresql://", "postgres://"))
+
+
+class Store:
+    """A store opened for reading (see :func:`open_store`): its runs, newest first, and what is scored.
+
+    The connection is closed by :meth:`close` (or leaving a ``with`` block).
+    """
+
+    def __init__(self, address: str, kind: Kind, conn: Any, table: str) -> None:
+        self.address = address
+        self.kind: Kind = kind
+        self.table = table
+        self._tables = tables(table)
+        self._conn = conn
+        self._mark = "?" if kind == "sqlite" else "%s"
+
+    def runs(
+        self, *, since: datetime | None = None, entity: str | None = None, limit: int | None = None
+    ) -> Iterator[Run]:
+        """The stored runs, **newest first** (so ``limit=100`` is the last 100 runs): those created at
+        or after ``since`` (an aware datetime; naive means UTC) and of ``entity`` when given."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"limit must be a non-negative integer, got {limit!r}")
+        where, params = [], []
+        if since is not None:
+            where.append(f"created_at >= {self._mark}")
+            moment = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
+            params.append(utc_text(moment) if self.kind == "sqlite" else moment)
+        if entity is not None:
+            where.append(f"entity = {self._mark}")
+            params.append(entity)
+        sql = f"SELECT {', '.join(RUN_COLUMNS)} FROM {self._tables.runs}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY created_at DESC, run_id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        text = self.kind == "sqlite"  # SQLite holds JSON as text; psycopg decodes JSONB itself
+        cursor = self._conn.cursor()
+        try:
+            cursor.execute(sql, params)
+            while rows := cursor.fetchmany(500):
+                for row in rows:
+                    yield run_from_row(dict(zip(RUN_COLUMNS, row, strict=True)), json_as_text=text)
+        finally:
+            cursor.close()
+
+    def scored(self, scorer_id: str, version: str | None) -> set[str]:
+        """The ids of the runs that scorer ``scorer_id`` at ``version`` already has a record for (any
+        outcome: scored, failed or skipped)."""
+        same_version = "scorer_version IS NULL" if version is None else f"scorer_version = {self._mark}"
+        params = [scorer_id] if version is None else [scorer_id, version]
+        cursor = self._conn.cursor()
+        try:
+            cursor.execute(
+                f"SELECT DISTINCT run_id FROM {self._tables.scores} "
+                f"WHERE scorer_id = {self._mark} AND {same_version}",
+                params,
+            )
+            return {row[0] for row in cursor.fetchall()}
+        finally:
+            cursor.close()
+
+    def sink(self) -> Any:
+        """A new sink writing to this store (``SQLiteSink`` or ``PostgresSink``, same table)."""
+        if self.kind == "sqlite":
+            from agentevals.sinks import SQLiteSink
+
+            return SQLiteSink(self.address, table=self.table)
+        from agentevals.sinks import PostgresSink
+
+        return PostgresSink(self.address, table=self.table)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def open_store(address: str | os.PathLike[str], *, table: str = TABLE) -> Store:
+    """Open the store at ``address``: a SQLite file written by ``SQLiteSink`` or a ``postgresql://`` URL
+    (``PostgresSink``). A version-1 store is migrated first (as a sink would). Raises ``ValueError``
+    saying what was expected when there is no store there (a missing file, a file that is not SQLite,
+    a database without the tables) or it is newer than this library."""
+    check_table(table)
+    if is_postgres_address(address):
+        return _open_postgres(str(address), table)
+    return _open_sqlite(Path(address), table)
+
+
+def _expected(address: object, problem: str) -> ValueError:
+    return ValueError(
+        f"no agentevals store at {str(address)!r}: {problem}; expected a SQLite file written by "
+        "SQLiteSink (agentevals eval --db, or a ScoringEngine's sink) or a postgresql:// URL"
+    )
+
+
+def _open_sqlite(path: Path, table: str) -> Store:
+    from agentevals.sinks._sqlite_schema import ensure_schema
+
+    if not path.is_file():
+        raise _expected(path, "the file does not exist" if not path.exists() else "it is not a file")
+    conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+    try:
+        found = conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        if found is None:
+            raise _expected(path, f"it has no table {table!r}")
+        ensure_schema(conn, table, f"store {str(path)!r}")  # migrates a version-1 store in place
+    except sqlite3.DatabaseError as err:
+        conn.close()
+        raise _expected(path, f"it is not a SQLite database ({err})") from err
+    except BaseException:
+        conn.close()
+        raise
+    return Store(str(path), "sqlite", conn, table)
+
+
+def _open_postgres(url: str, table: str) -> Store:
+    try:
+        import psycopg
+    except ImportError as err:
+        raise ValueError(
+            "reading a PostgreSQL store needs psycopg: pip install 'agentevals-core[postgres]'"
+        ) from err
+    from agentevals._sync import run_sync
+
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as err:
+        raise _expected(url, f"cannot connect ({str(err).strip()})") from err
+    try:
+        found = conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()
+        if found is None or found[0] is None:
+            raise _expected(url, f"the database has no table {table!r}")
+        run_sync(_migrate_postgres(url, table))
+    except BaseException:
+        conn.close()
+        raise
+    return Store(url, "postgres", conn, table)
+
+
+async def _migrate_postgres(url: str, table: str) -> None:
+    import psycopg
+
+    from agentevals.sinks._postgres_schema import ensure_schema
+
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=10) as conn:
+        await ensure_schema(conn, table, f"store {url!r}")
+
+
+def run_from_row(row: dict[str, Any], *, json_as_text: bool) -> Run:
+    """The :class:`Run` of one ``agentevals_runs`` row (JSON columns as JSON text, or as data)."""
+    if json_as_text:
+        for name in RUN_JSON_COLUMNS:
+            if row[name] is not None:
+                row[name] = json.loads(row[name])
+    return Run(
+        run_id=row["run_id"],
+        input=row["input"],
+        output=row["output"],
+        ground_truth=row["ground_truth"],
+        request_context=row["request_context"] or {},
+        trace_id=row["trace_id"],
+        entity=row["entity"],
+        context=_context(row["context"]),
+        error=row["error"],
+        started_at=_moment(row["started_at"]),
+        duration_ms=row["duration_ms"],
+        metadata=row["metadata"] or {},
+    )
+
+
+def _context(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [item if isinstance(item, str) else json.dumps(item) for item in value]
+    return [str(value)]
+
+
+def _moment(value: Any) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(str(value))
