@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import json
 import os
 import sqlite3
 import uuid
@@ -281,3 +282,28 @@ async def test_rescore_a_postgres_store(pg: tuple[str, str]) -> None:
         store.close()
     with pytest.raises(ValueError, match="no table"):
         open_store(url, table="agentevals_absent_table")
+
+
+def test_a_version_1_store_is_migrated_then_rescored(tmp_path: Path) -> None:
+    db = tmp_path / "v1.db"
+    with sqlite3.connect(db) as conn:  # version 1: one table, each score row with its run's transcript
+        conn.execute(
+            "CREATE TABLE agentevals_scores (id TEXT, created_at TEXT, scorer_id TEXT, scorer_name TEXT, "
+            "run_id TEXT, score REAL, entity TEXT, source TEXT, input TEXT, output TEXT, error_type TEXT, "
+            "metadata TEXT)"
+        )
+        for i in range(2):
+            output = json.dumps([{"role": "assistant", "content": ANSWERS[f"run-{i}"]}])
+            conn.execute(
+                "INSERT INTO agentevals_scores "
+                "VALUES (?, ?, 'old', 'Old', ?, 1.0, 'bot', 'live', ?, ?, NULL, '{}')",
+                (f"id-{i}", f"2026-01-0{i + 1}T00:00:00+00:00", f"run-{i}", json.dumps(f"q {i}"), output),
+            )
+    assert rescore(db, [_answer_scorer()], progress=False) == RescoreSummary(runs=2, scored=2)
+    assert _rows(db, "SELECT version FROM agentevals_schema") == [(2,)]
+    assert _rows(
+        db, "SELECT scorer_id, COUNT(*), SUM(score) FROM agentevals_scores GROUP BY 1 ORDER BY 1"
+    ) == [
+        ("answer", 2, 2.0),
+        ("old", 2, 2.0),
+    ]
