@@ -95,14 +95,15 @@ class Store:
             cursor.close()
 
     def sink(self) -> Any:
-        """A new sink writing to this store (``SQLiteSink`` or ``PostgresSink``, same table)."""
+        """A new sink writing scores to this store (``SQLiteSink`` or ``PostgresSink``, same table); its
+        runs are here already, so it writes no runs rows (``store_runs="none"``)."""
         if self.kind == "sqlite":
             from agentevals.sinks import SQLiteSink
 
-            return SQLiteSink(self.address, table=self.table)
+            return SQLiteSink(self.address, table=self.table, store_runs="none")
         from agentevals.sinks import PostgresSink
 
-        return PostgresSink(self.address, table=self.table)
+        return PostgresSink(self.address, table=self.table, store_runs="none")
 
     def close(self) -> None:
         self._conn.close()

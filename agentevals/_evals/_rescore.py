@@ -27,7 +27,7 @@ from agentevals._sync import background_loop, run_soon
 logger = logging.getLogger("agentevals.evals")
 
 #: Records written per sink call: large batches keep the SQL sinks fast.
-BATCH = 500
+BATCH = 1000
 #: Pairs a worker scores between two yields to the event loop.
 YIELD_EVERY = 32
 
