@@ -265,6 +265,7 @@ async def _until_done_or_stopped(workers: Sequence[asyncio.Future[None]], stop: 
     if everything.done():
         everything.result()
         return stop is not None and stop.is_set()  # the workers saw it first
+    everything.add_done_callback(lambda gathered: gathered.cancelled() or gathered.exception())  # retrieved
     for worker in workers:
         worker.cancel()
     await asyncio.gather(*workers, return_exceptions=True)

@@ -9,6 +9,8 @@ import getpass
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
@@ -307,3 +309,30 @@ def test_a_version_1_store_is_migrated_then_rescored(tmp_path: Path) -> None:
         ("answer", 2, 2.0),
         ("old", 2, 2.0),
     ]
+
+
+CTRL_C = """
+import asyncio, os, signal, sys, threading
+from agentevals import create_scorer
+from agentevals.evals import rescore
+
+async def slow(**_):
+    await asyncio.sleep(0.3)
+    return 1.0
+
+threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+summary = rescore(sys.argv[1], [create_scorer(id="slow").generate_score(slow)], concurrency=1, progress=False)
+print(summary.interrupted, summary.scored)
+"""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to itself is POSIX")
+def test_ctrl_c_in_the_sync_face_keeps_what_is_done(db: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C, str(db)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    interrupted, scored = done.stdout.split()
+    assert interrupted == "True" and 1 <= int(scored) < 5, done.stdout
+    assert _rows(db, "SELECT COUNT(*) FROM agentevals_scores WHERE scorer_id = 'slow'") == [(int(scored),)]
+    assert "Traceback" not in done.stderr
