@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,8 @@ _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 #: Characters of a run's input the worst-runs list shows.
 INPUT_CHARS = 120
+#: Rows from which a SQLite scan is split across cores (below, one query is quicker).
+SPLIT_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -177,18 +182,51 @@ POSTGRES = _Dialect(
 
 @dataclass
 class _Store:
-    """An open store: run SQL written with ``?`` placeholders, get rows as tuples."""
+    """An open store: run SQL written with ``?`` placeholders, get rows as tuples.
+
+    ``connect`` (SQLite) opens another read-only connection: :meth:`parallel` then runs independent
+    queries in threads (sqlite3 releases the GIL while a query runs), each on its own connection.
+    """
 
     db: str
     dialect: _Dialect
     conn: Any
     has_runs: bool = True
+    connect: Callable[[], Any] | None = None
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
             return list(self.conn.execute(self.dialect.sql(sql), params).fetchall())
         except sqlite3.DatabaseError as err:  # a damaged file: a usage error, not a traceback
             raise ValueError(f"{self.db!r} cannot be read as an agentevals store: {err}") from err
+
+    def parallel(self, jobs: Sequence[Callable[[_Store], Any]]) -> list[Any]:
+        """``[job(store) for job in jobs]``, in threads on connections of their own when it can."""
+        if self.connect is None or len(jobs) < 2:
+            return [job(self) for job in jobs]
+
+        def run(job: Callable[[_Store], Any]) -> Any:
+            assert self.connect is not None
+            conn = self.connect()
+            try:
+                return job(replace(self, conn=conn))
+            finally:
+                conn.close()
+
+        with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+            return list(pool.map(run, jobs))
+
+    def scan_parts(self, table: str) -> list[tuple[str, list[Any]]]:
+        """(clause, params) that split a full scan of ``table`` into one part per core (SQLite: rowid
+        ranges; PostgreSQL parallelises a scan itself)."""
+        cores = os.cpu_count() or 1
+        if self.connect is None or cores < 2:
+            return [("", [])]
+        low, high = self.rows(f"SELECT MIN(rowid), MAX(rowid) FROM {table}")[0]
+        if low is None or high - low < SPLIT_ROWS:
+            return [("", [])]
+        step = (high - low) // cores + 1
+        return [("rowid BETWEEN ? AND ?", [start, start + step - 1]) for start in range(low, high + 1, step)]
 
 
 @contextmanager
@@ -208,7 +246,9 @@ def _open_sqlite(db: str, table: str) -> Iterator[_Store]:
     except sqlite3.DatabaseError as err:
         raise ValueError(f"{db!r} cannot be read as an agentevals store: {err}") from err
     try:
-        store = _Store(str(path), SQLITE, conn)
+        store = _Store(
+            str(path), SQLITE, conn, connect=lambda: sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        )
         known = {row[0] for row in store.rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if table not in known:
             raise ValueError(f"{db!r} has no {table!r} table; is it a database written by SQLiteSink?")
@@ -348,83 +388,67 @@ class _Query:
         day: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
         outcomes: dict[str, Counter[str]] = defaultdict(Counter)
         skips: dict[str, Counter[str]] = defaultdict(Counter)
-        for row in self._scan():
+        parts = self.store.scan_parts(self.table)
+        jobs: list[Callable[[_Store], Any]] = [partial(self._scan, part=part) for part in parts]
+        *scans, covered, store_runs, worst_runs = self.store.parallel(
+            [*jobs, self._covered, self._store_runs, partial(self._worst, limit=worst)]
+        )
+        for row in (row for scan in scans for row in scan):
             d, e, s, skip_reason = row[:4]
             for groups, key in ((scorer, (s,)), (entity, (e, s)), (day, (d, s))):
                 groups[key].add(row[4:])
             outcomes[s][row[4]] += row[6]
             if row[4] == "skipped":
                 skips[s][skip_reason or "-"] += row[6]
-        total = sum(a.count for a in scorer.values())
-        failures = sum(a.failures for a in scorer.values())
-        store_runs = self._store_runs()
         return Report(
             db=self.store.db,
             since=None if self.since is None else self.since.isoformat(),
             source=self.source,
-            total=total,
-            failures=failures,
+            total=sum(a.count for a in scorer.values()),
+            failures=sum(a.failures for a in scorer.values()),
             by_scorer=_groups(scorer, ("scorer_id",)),
             by_entity=_groups(entity, ("entity", "scorer_id")),
             by_day=_groups(day, ("day", "scorer_id")),
-            coverage=self._coverage(outcomes, skips, store_runs),
-            worst=self._worst(worst) if worst and total else [],
+            coverage=_coverage(outcomes, skips, covered, store_runs),
+            worst=worst_runs,
             runs=store_runs,
         )
 
-    def _scan(self) -> list[tuple[Any, ...]]:
-        """Every aggregate from one pass: grouped by day, entity, scorer, outcome, skip reason, error."""
-        day = self.store.dialect.day
-        keys = f"{day}, entity, scorer_id, skip_reason, outcome, error_type"
-        return self.store.rows(
+    def _scan(self, store: _Store, part: tuple[str, list[Any]]) -> list[tuple[Any, ...]]:
+        """Every aggregate from one pass (over one part of the table): grouped by day, entity, scorer,
+        outcome, skip reason and error type (a few thousand groups), merged in Python."""
+        keys = f"{store.dialect.day}, entity, scorer_id, skip_reason, outcome, error_type"
+        clause, params = part
+        return store.rows(
             f"SELECT {keys}, COUNT(*), COUNT(score), SUM(score), SUM(score * score), MIN(score), "
             "MAX(score), SUM(cost_usd), "
             "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
-            f"FROM {self.table}{_where(self.clauses)} GROUP BY {keys}",
+            f"FROM {self.table}{_where([*self.clauses, clause] if clause else self.clauses)} GROUP BY {keys}",
+            [*self.params, *params],
+        )
+
+    def _store_runs(self, store: _Store) -> int:
+        if not store.has_runs:
+            return 0
+        return int(store.rows(f"SELECT COUNT(*) FROM {self.runs}{_where(self.clauses)}", self.params)[0][0])
+
+    def _covered(self, store: _Store) -> dict[str, int]:
+        """Per scorer, the runs it has a row for."""
+        rows = store.rows(
+            f"SELECT scorer_id, COUNT(DISTINCT run_id) FROM {self.table}{_where(self.clauses)} "
+            "GROUP BY scorer_id",
             self.params,
         )
+        return {scorer_id: int(n) for scorer_id, n in rows}
 
-    def _store_runs(self) -> int:
-        if not self.store.has_runs:
-            return 0
-        return int(
-            self.store.rows(f"SELECT COUNT(*) FROM {self.runs}{_where(self.clauses)}", self.params)[0][0]
-        )
-
-    def _coverage(
-        self, outcomes: dict[str, Counter[str]], skips: dict[str, Counter[str]], store_runs: int
-    ) -> list[Coverage]:
-        covered = dict(
-            self.store.rows(
-                f"SELECT scorer_id, COUNT(DISTINCT run_id) FROM {self.table}{_where(self.clauses)} "
-                "GROUP BY scorer_id",
-                self.params,
-            )
-        )
-        out = []
-        for scorer_id in sorted(outcomes, key=lambda s: s or ""):
-            counts, runs = outcomes[scorer_id], int(covered.get(scorer_id, 0))
-            out.append(
-                Coverage(
-                    scorer_id=scorer_id,
-                    rows=sum(counts.values()),
-                    scored=counts["scored"],
-                    failed=counts["failed"],
-                    skipped=counts["skipped"],
-                    skip_reasons=dict(skips[scorer_id].most_common()),
-                    runs=runs,
-                    store_runs=store_runs,
-                    share=runs / store_runs if store_runs else None,
-                )
-            )
-        return out
-
-    def _worst(self, limit: int) -> list[WorstRun]:
-        clauses, params = _filters(self.since, self.source, self.store.dialect, alias="s.")
-        start = self.store.dialect.input_start.format(n=INPUT_CHARS * 4)
-        join = f"LEFT JOIN {self.runs} r ON r.run_id = s.run_id" if self.store.has_runs else ""
-        text = start if self.store.has_runs else "NULL"
-        rows = self.store.rows(
+    def _worst(self, store: _Store, limit: int) -> list[WorstRun]:
+        if not limit:
+            return []
+        clauses, params = _filters(self.since, self.source, store.dialect, alias="s.")
+        start = store.dialect.input_start.format(n=INPUT_CHARS * 4)
+        join = f"LEFT JOIN {self.runs} r ON r.run_id = s.run_id" if store.has_runs else ""
+        text = start if store.has_runs else "NULL"
+        rows = store.rows(
             f"SELECT s.score, s.scorer_id, s.entity, s.run_id, s.created_at, s.reason, {text} "
             f"FROM {self.table} s {join}{_where(['s.score IS NOT NULL', *clauses])} "
             "ORDER BY s.score, s.created_at DESC LIMIT ?",
@@ -442,6 +466,31 @@ class _Query:
             )
             for score, scorer_id, entity, run_id, created, reason, stored in rows
         ]
+
+
+def _coverage(
+    outcomes: dict[str, Counter[str]],
+    skips: dict[str, Counter[str]],
+    covered: dict[str, int],
+    store_runs: int,
+) -> list[Coverage]:
+    out = []
+    for scorer_id in sorted(outcomes, key=lambda s: s or ""):
+        counts, runs = outcomes[scorer_id], covered.get(scorer_id, 0)
+        out.append(
+            Coverage(
+                scorer_id=scorer_id,
+                rows=sum(counts.values()),
+                scored=counts["scored"],
+                failed=counts["failed"],
+                skipped=counts["skipped"],
+                skip_reasons=dict(skips[scorer_id].most_common()),
+                runs=runs,
+                store_runs=store_runs,
+                share=runs / store_runs if store_runs else None,
+            )
+        )
+    return out
 
 
 def _groups(groups: dict[tuple[Any, ...], _Acc], names: tuple[str, ...]) -> list[Group]:

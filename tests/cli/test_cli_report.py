@@ -265,6 +265,21 @@ async def test_coverage_per_scorer_and_worst_runs(tmp_path: Path, capsys: pytest
     assert {c["scorer_id"]: c["share"] for c in data["coverage"]} == {"a": 0.75, "b": 0.75, "c": 0.5}
 
 
+async def test_a_scan_split_across_cores_gives_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentevals._evals import _report
+
+    path = tmp_path / "agentevals.db"
+    sink = SQLiteSink(path)
+    await sink.write(_records())
+    await sink.close()
+    whole = build_report(path)
+    monkeypatch.setattr(_report, "SPLIT_ROWS", 1)
+    monkeypatch.setattr(_report.os, "cpu_count", lambda: 3)
+    assert build_report(path) == whole
+
+
 def test_a_file_that_is_not_a_store_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
