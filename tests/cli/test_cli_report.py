@@ -298,6 +298,11 @@ def test_a_file_that_is_not_a_store_is_a_usage_error(
     assert "agentevals report: error:" in capsys.readouterr().err
     with pytest.raises(ValueError, match="--worst must be 0 or more"):
         build_report(other, worst=-1)
+    pytest.importorskip("psycopg")
+    url = "postgresql://me:s3cret@127.0.0.1:1/test?connect_timeout=1"
+    assert main(["report", "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert "cannot connect to postgresql://me:***@127.0.0.1:1/test" in err and "s3cret" not in err
 
 
 async def test_report_on_postgres(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
