@@ -262,7 +262,7 @@ def _open_sqlite(db: str, table: str) -> Iterator[_Store]:
 def _open_postgres(db: str, table: str) -> Iterator[_Store]:
     from agentevals.sinks._errors import SinkConfigError
     from agentevals.sinks._postgres import PostgresSink
-    from agentevals.sinks._row import tables
+    from agentevals.sinks._row import SCHEMA_VERSION, tables
 
     try:
         import psycopg
@@ -277,12 +277,13 @@ def _open_postgres(db: str, table: str) -> Iterator[_Store]:
     try:
         store = _Store(_display(db), POSTGRES, conn)
         names = tables(table)
-        found = store.rows("SELECT to_regclass(?), to_regclass(?)", (table, names.runs))[0]
+        found = store.rows("SELECT to_regclass(?), to_regclass(?)", (table, names.schema))[0]
         if found[0] is None:
             raise ValueError(f"{_display(db)} has no {table!r} table; is it a store written by PostgresSink?")
-        conn.rollback()  # end the read transaction before another connection migrates
-        PostgresSink(db, table=table).check()  # migrates a version-1 table; no-op on version 2
-        store.has_runs = True
+        version = store.rows(f"SELECT MAX(version) FROM {names.schema}")[0][0] if found[1] else None
+        conn.rollback()  # end the read transaction (before another connection migrates)
+        if version != SCHEMA_VERSION:  # a version-1 table: migrated (a read-only role needs no more)
+            PostgresSink(db, table=table).check()
         yield store
     except SinkConfigError as err:
         raise ValueError(str(err)) from err
