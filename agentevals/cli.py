@@ -1,4 +1,4 @@
-"""The ``agentevals`` command: ``demo``, ``eval``, ``report`` and ``replay``.
+"""The ``agentevals`` command: ``demo``, ``eval``, ``report``, ``replay`` and ``rescore``.
 
 Exit codes: 0 success, 1 a threshold or gate failed or an item errored (``eval``), 2 usage errors,
 130 interrupted (Ctrl-C; ``eval`` prints the summary of the items done first).
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentevals", description="Evaluate LLM agents and chains.")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,eval,report,replay}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,eval,report,replay,rescore}")
 
     demo = sub.add_parser("demo", help="run the LangChain demo (needs agentevals-langchain)", add_help=False)
     demo.add_argument("rest", nargs=argparse.REMAINDER)
@@ -89,6 +89,19 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("deadletter")
     rp.add_argument("--db", default="agentevals.db")
     rp.set_defaults(handler=_replay)
+
+    rs = sub.add_parser("rescore", help="score stored runs with new scorers, into the same store")
+    rs.add_argument("--db", required=True, help="a SQLite file or a postgresql:// URL")
+    rs.add_argument(
+        "--scorer", action="append", required=True, metavar="NAME[:JSON]", help="as for eval; repeatable"
+    )
+    rs.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
+    rs.add_argument("--entity", help="only the runs of this agent or chain")
+    rs.add_argument("--limit", type=int, help="only the newest N runs")
+    rs.add_argument("--concurrency", type=int, default=8)
+    rs.add_argument("--force", action="store_true", help="also score runs this scorer version scored")
+    rs.add_argument("--no-progress", action="store_true")
+    rs.set_defaults(handler=_rescore)
     return parser
 
 
@@ -332,6 +345,55 @@ def _replay(args: argparse.Namespace) -> int:
     finally:
         _close(sink)
     print(f"replayed {delivered} records into {args.db}")
+    return 0
+
+
+def _rescore(args: argparse.Namespace) -> int:
+    from agentevals._evals._report import parse_since
+    from agentevals._store import open_store
+    from agentevals.evals import rescore
+
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit {args.limit}: expected a number of runs, 0 or more")
+    if args.concurrency < 1:
+        raise UsageError(f"--concurrency {args.concurrency}: expected 1 or more")
+    scorers = [load_scorer(spec) for spec in args.scorer]
+    for scorer in scorers:  # a judge without its key fails here, not once per run
+        try:
+            scorer.check()
+        except ValueError as err:
+            raise UsageError(f"scorer {scorer.id!r}: {err}") from err
+    try:
+        since = parse_since(args.since) if args.since else None
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    try:
+        store = open_store(args.db)
+    except ValueError as err:  # no store there, or one newer than this library
+        raise UsageError(f"--db: {err}") from err
+    try:
+        summary = rescore(
+            store,
+            scorers,
+            since=since,
+            entity=args.entity,
+            limit=args.limit,
+            concurrency=args.concurrency,
+            force=args.force,
+            progress=not args.no_progress,
+        )
+    except (ValueError, TypeError) as err:
+        raise UsageError(str(err)) from err
+    finally:
+        store.close()
+    print(
+        f"rescored {summary.runs} runs from {args.db}: {summary.scored} scored, {summary.failed} failed, "
+        f"{summary.skipped} skipped, {summary.already_scored} already scored"
+        + (f", {summary.sink_errors} batches not stored" if summary.sink_errors else "")
+    )
+    if summary.interrupted:
+        print(f"agentevals rescore: interrupted after {summary.total} records", file=sys.stderr)
+        return INTERRUPTED
     return 0
 
 
