@@ -78,10 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     ev.set_defaults(handler=_eval)
 
     rep = sub.add_parser("report", help="summarise stored score records")
-    rep.add_argument("--db", default="agentevals.db")
+    rep.add_argument("--db", default="agentevals.db", help="a SQLite file or a postgresql:// URL")
     rep.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
     rep.add_argument("--source", choices=["live", "test"])
     rep.add_argument("--table", default="agentevals_scores")
+    rep.add_argument("--worst", type=int, default=10, metavar="N", help="list the N lowest scores (0: none)")
     rep.add_argument("--json", action="store_true")
     rep.set_defaults(handler=_report)
 
@@ -322,7 +323,7 @@ def _report(args: argparse.Namespace) -> int:
 
     try:
         since = parse_since(args.since) if args.since else None
-        report = build_report(args.db, since=since, source=args.source, table=args.table)
+        report = build_report(args.db, since=since, source=args.source, table=args.table, worst=args.worst)
     except ValueError as err:
         raise UsageError(str(err)) from err
     if args.json:

@@ -259,9 +259,13 @@ async def test_coverage_per_scorer_and_worst_runs(tmp_path: Path, capsys: pytest
     out = capsys.readouterr().out
     for text in ("coverage", "no_ground_truth ×2", "75%", "worst runs", "question 2: why?", "reason 0.2"):
         assert text in out
-    assert main(["report", "--db", str(path), "--json"]) == 0
+    assert main(["report", "--db", str(path), "--json", "--worst", "2"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["runs"] == 4 and [w["run_id"] for w in data["worst"]][:2] == ["run2", "run1"]
+    assert data["runs"] == 4 and [w["run_id"] for w in data["worst"]] == ["run2", "run1"]
+    assert main(["report", "--db", str(path), "--worst", "0"]) == 0
+    assert "worst runs" not in capsys.readouterr().out
+    assert main(["report", "--db", str(path), "--worst", "-1"]) == 2
+    assert "--worst must be 0 or more" in capsys.readouterr().err
     assert {c["scorer_id"]: c["share"] for c in data["coverage"]} == {"a": 0.75, "b": 0.75, "c": 0.5}
 
 
@@ -305,7 +309,9 @@ def test_a_file_that_is_not_a_store_is_a_usage_error(
     assert "cannot connect to postgresql://me:***@127.0.0.1:1/test" in err and "s3cret" not in err
 
 
-async def test_report_on_postgres(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_report_on_postgres(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import psycopg
 
     from agentevals.sinks import PostgresSink
@@ -316,6 +322,11 @@ async def test_report_on_postgres(tmp_path: Path, capsys: pytest.CaptureFixture[
         sink = PostgresSink(url, table=table)
         await sink.write(_records())
         await sink.close()
+
+        def no_ddl(self: PostgresSink) -> None:
+            raise AssertionError("a version-2 store is read as it is (a read-only role can report)")
+
+        monkeypatch.setattr(PostgresSink, "check", no_ddl)
         report = build_report(url, table=table)
         _check_coverage_and_worst(report)
         assert [(g.key["day"], g.key["scorer_id"], g.count) for g in report.by_day] == [
