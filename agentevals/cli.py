@@ -168,7 +168,7 @@ def _eval(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_result_json(result), indent=2))
     else:
-        from agentevals._evals._render import render_eval
+        from agentevals._evals._summary import render_eval
 
         render_eval(result, _console())
     if result.interrupted:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentevals._evals._config import ScorerPlan, ScorerSpec, Threshold
 from agentevals._evals._data import EvalItem
+from agentevals._evals._format import number, percent, shorten
 from agentevals._result import ScoreFailure, ScoreRecord, ScoreSkipped
 from agentevals._run import Run
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
 
 Verdict = Literal["passed", "below_threshold", "errored"]
 
@@ -166,14 +170,10 @@ class EvalResult:
         verdict) to stdout with rich; ``rich.print(result)`` prints the same."""
         from rich.console import Console
 
-        from agentevals._evals._render import render_eval
-
         render_eval(self, Console(), max_failures=max_failures)
 
     def __rich__(self) -> Any:
         from rich.console import Group
-
-        from agentevals._evals._render import eval_renderables
 
         return Group(*eval_renderables(self))
 
@@ -300,3 +300,71 @@ def _verdict(stats: dict[str, ScorerStats], errors: bool) -> Verdict:
     if any(s.passed is False for s in stats.values()):
         return "below_threshold"
     return "passed"
+
+
+# -- tables -----------------------------------------------------------------------------------------
+
+
+def render_eval(result: EvalResult, console: Console, *, max_failures: int = 10) -> None:
+    """Print :func:`eval_renderables` to ``console``."""
+    for renderable in eval_renderables(result, max_failures=max_failures):
+        console.print(renderable)
+
+
+def eval_renderables(result: EvalResult, *, max_failures: int = 10) -> list[RenderableType]:
+    """Per scorer: mean, stdev, min, max, pass rate, threshold, errors, skips; then failing items and the
+    verdict (what ``agentevals eval``, ``EvalResult.print()`` and ``rich.print(result)`` show)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="agentevals: scores", title_justify="left")
+    for name in ("scorer", "mean", "stdev", "min", "max", "pass rate", "threshold", "errors", "skipped"):
+        table.add_column(name, justify="left" if name in ("scorer", "threshold") else "right")
+    for stats in result.summary.scorers.values():
+        table.add_row(
+            _label(stats),
+            number(stats.mean),
+            number(stats.stdev),
+            number(stats.min),
+            number(stats.max),
+            percent(stats.pass_rate),
+            _threshold(stats),
+            str(stats.errors),
+            str(stats.skipped),
+        )
+    out: list[RenderableType] = [table]
+    failing = [i for i in result.items if not i.passed]
+    for item in failing[:max_failures]:
+        detail = item.error or "; ".join(
+            f"{key}={number(record.score)}" + (f" ({record.reason})" if record.reason else "")
+            if record.ok
+            else f"{key}: {record.error_type}: {record.error_message}"  # type: ignore[union-attr]
+            for key, record in item.results.items()
+        )
+        line = Text.from_markup(
+            "[red]✗[/red] item " + str(item.index) + (f" (repeat {item.repeat})" if item.repeat else "") + " "
+        )
+        line.append(f"input={shorten(item.input)}: {detail}")  # user text: never markup
+        out.append(line)
+    if len(failing) > max_failures:
+        out.append(f"... and {len(failing) - max_failures} more failing items")
+    for warning in result.summary.warnings:
+        out.append(Text.from_markup("[yellow]warning:[/yellow] ").append(warning))
+    summary = result.summary
+    colour = {"passed": "green", "below_threshold": "yellow", "errored": "red"}[result.verdict]
+    out.append(
+        f"{summary.total_items} items, {summary.total_runs} runs, {summary.failed_items} failed items, "
+        f"{summary.duration_ms / 1000:.2f} s: [bold {colour}]{result.verdict}[/bold {colour}]"
+    )
+    return out
+
+
+def _label(stats: ScorerStats) -> str:
+    return f"{stats.key} (gate)" if stats.gate else stats.key
+
+
+def _threshold(stats: ScorerStats) -> str:
+    if stats.threshold is None:
+        return ""
+    mark = "[green]✓[/green]" if stats.passed else "[red]✗[/red]"
+    return f"{stats.threshold} {mark}"
