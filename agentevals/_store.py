@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -31,6 +32,15 @@ Kind = Literal["sqlite", "postgres"]
 def is_postgres_address(address: str | os.PathLike[str]) -> bool:
     """``True`` for a ``postgresql://`` (or ``postgres://``) URL, ``False`` for a file path."""
     return isinstance(address, str) and address.startswith(("postgresql://", "postgres://"))
+
+
+def display_address(address: str | os.PathLike[str]) -> str:
+    """``address`` without a password, for messages and reports that are printed and shared.
+
+    >>> display_address("postgresql://ann:s3cret@127.0.0.1/test")
+    'postgresql://ann:***@127.0.0.1/test'
+    """
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", str(address))
 
 
 class Store:
@@ -128,9 +138,9 @@ def open_store(address: str | os.PathLike[str], *, table: str = TABLE) -> Store:
     return _open_sqlite(Path(address), table)
 
 
-def _expected(address: object, problem: str) -> ValueError:
+def _expected(address: str | os.PathLike[str], problem: str) -> ValueError:
     return ValueError(
-        f"no agentevals store at {str(address)!r}: {problem}; expected a SQLite file written by "
+        f"no agentevals store at {display_address(address)!r}: {problem}; expected a SQLite file written by "
         "SQLiteSink (agentevals eval --db, or a ScoringEngine's sink) or a postgresql:// URL"
     )
 
@@ -187,7 +197,7 @@ async def _migrate_postgres(url: str, table: str) -> None:
     from agentevals.sinks._postgres_schema import ensure_schema
 
     async with await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=10) as conn:
-        await ensure_schema(conn, table, f"store {url!r}")
+        await ensure_schema(conn, table, f"store {display_address(url)!r}")
 
 
 def run_from_row(row: dict[str, Any], *, json_as_text: bool) -> Run:

@@ -24,6 +24,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agentevals._store import display_address, is_postgres_address
+
 TABLE = "agentevals_scores"
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -139,23 +141,9 @@ def build_report(
         raise ValueError(f"invalid table name {table!r}")
     if worst < 0:
         raise ValueError(f"--worst must be 0 or more, got {worst}")
-    opener = _open_postgres if is_postgres_url(str(db)) else _open_sqlite
+    opener = _open_postgres if is_postgres_address(str(db)) else _open_sqlite
     with opener(str(db), table) as store:
         return _Query(store, table, since, source).report(worst)
-
-
-def is_postgres_url(db: str) -> bool:
-    """``db`` names a PostgreSQL server (``postgresql://`` or ``postgres://``), not a file.
-
-    >>> is_postgres_url("postgresql://u@127.0.0.1/test"), is_postgres_url("agentevals.db")
-    (True, False)
-    """
-    return db.startswith(("postgresql://", "postgres://"))
-
-
-def _display(db: str) -> str:
-    """``db`` without its password (a report is printed and shared)."""
-    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", db)
 
 
 @dataclass(frozen=True)
@@ -268,18 +256,20 @@ def _open_postgres(db: str, table: str) -> Iterator[_Store]:
         import psycopg
     except ImportError as err:
         raise ValueError(
-            f"reading {_display(db)} needs psycopg: pip install 'agentevals-core[postgres]'"
+            f"reading {display_address(db)} needs psycopg: pip install 'agentevals-core[postgres]'"
         ) from err
     try:
         conn = psycopg.connect(db, connect_timeout=10)
     except psycopg.Error as err:
-        raise ValueError(f"cannot connect to {_display(db)}: {str(err).strip()}") from err
+        raise ValueError(f"cannot connect to {display_address(db)}: {str(err).strip()}") from err
     try:
-        store = _Store(_display(db), POSTGRES, conn)
+        store = _Store(display_address(db), POSTGRES, conn)
         names = tables(table)
         found = store.rows("SELECT to_regclass(?), to_regclass(?)", (table, names.schema))[0]
         if found[0] is None:
-            raise ValueError(f"{_display(db)} has no {table!r} table; is it a store written by PostgresSink?")
+            raise ValueError(
+                f"{display_address(db)} has no {table!r} table; is it a store written by PostgresSink?"
+            )
         version = store.rows(f"SELECT MAX(version) FROM {names.schema}")[0][0] if found[1] else None
         conn.rollback()  # end the read transaction (before another connection migrates)
         if version != SCHEMA_VERSION:  # a version-1 table: migrated (a read-only role needs no more)
@@ -288,7 +278,7 @@ def _open_postgres(db: str, table: str) -> Iterator[_Store]:
     except SinkConfigError as err:
         raise ValueError(str(err)) from err
     except psycopg.Error as err:
-        raise ValueError(f"{_display(db)}: {str(err).strip()}") from err
+        raise ValueError(f"{display_address(db)}: {str(err).strip()}") from err
     finally:
         conn.close()
 

@@ -336,3 +336,11 @@ def test_ctrl_c_in_the_sync_face_keeps_what_is_done(db: Path) -> None:
     assert interrupted == "True" and 1 <= int(scored) < 5, done.stdout
     assert _rows(db, "SELECT COUNT(*) FROM agentevals_scores WHERE scorer_id = 'slow'") == [(int(scored),)]
     assert "Traceback" not in done.stderr
+
+
+def test_an_unreachable_store_url_does_not_show_its_password() -> None:
+    from agentevals._store import open_store
+
+    with pytest.raises(ValueError) as info:
+        open_store("postgresql://ann:s3cret@127.0.0.1:1/test")
+    assert "s3cret" not in str(info.value) and "ann:***@" in str(info.value)
