@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import runpy
 import sqlite3
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,26 +61,12 @@ def test_litellm_logger(clean_litellm: None, capsys: pytest.CaptureFixture[str])
     assert sorted(lines) == ["polite 0.0 Sunny.", "polite 1.0 Thank you for asking! It is sunny."]
 
 
-def _postgres_url() -> str:
-    url = os.environ.get(
-        "AGENTEVALS_POSTGRES_URL", "host=127.0.0.1 port=5432 dbname=test user=postgres connect_timeout=3"
-    )
-    try:
-        import psycopg
-
-        psycopg.connect(url).close()
-    except Exception as err:
-        reason = f"no PostgreSQL for the example at {url!r}: {err}"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return url
-
-
-def test_postgres_sink(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_postgres_sink(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], postgres: Any
+) -> None:
     import psycopg
 
-    url = _postgres_url()
+    url = postgres.conninfo
     table = f"agentevals_example_{uuid.uuid4().hex[:10]}"
     monkeypatch.setenv("AGENTEVALS_POSTGRES_URL", url)
     monkeypatch.setenv("AGENTEVALS_POSTGRES_TABLE", table)

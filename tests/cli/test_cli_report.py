@@ -3,9 +3,7 @@ contract schema, and on DBs written by SQLiteSink from run_evals and from the li
 
 from __future__ import annotations
 
-import getpass
 import json
-import os
 import sqlite3
 import uuid
 from datetime import UTC, datetime
@@ -310,13 +308,13 @@ def test_a_file_that_is_not_a_store_is_a_usage_error(
 
 
 async def test_report_on_postgres(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, postgres: Any
 ) -> None:
     import psycopg
 
     from agentevals.sinks import PostgresSink
 
-    url = await _postgres_url()
+    url = postgres.url
     table = f"agentevals_report_{uuid.uuid4().hex[:10]}"
     try:
         sink = PostgresSink(url, table=table)
@@ -344,26 +342,3 @@ async def test_report_on_postgres(
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
             for name in (table, f"{table}_runs", f"{table}_schema"):
                 await conn.execute(f"DROP TABLE IF EXISTS {name}")
-
-
-async def _postgres_url() -> str:
-    """A postgresql:// URL of the test server (skipped when unreachable, failed under CI)."""
-    try:
-        import psycopg
-    except ImportError:
-        reason = "psycopg is not installed (uv sync --extra postgres)"
-    else:
-        errors = []
-        for user in dict.fromkeys(["postgres", getpass.getuser()]):
-            url = f"postgresql://{user}@127.0.0.1:5432/test?connect_timeout=3"
-            try:
-                conn = await psycopg.AsyncConnection.connect(url)
-            except psycopg.Error as err:
-                errors.append(f"{url}: {err}".strip())
-                continue
-            await conn.close()
-            return url
-        reason = "no PostgreSQL reachable on 127.0.0.1:5432 database 'test': " + "; ".join(errors)
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)

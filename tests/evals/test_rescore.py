@@ -5,14 +5,13 @@ records stored in the same store with source ``rescore``."""
 from __future__ import annotations
 
 import asyncio
-import getpass
 import json
 import os
 import sqlite3
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -228,37 +227,11 @@ def test_bad_arguments_and_addresses(tmp_path: Path) -> None:
 # -- PostgreSQL -------------------------------------------------------------------------------------
 
 
-def _pg_users() -> Iterator[str]:
-    yield from dict.fromkeys(["postgres", getpass.getuser()])
-
-
-async def _pg_url() -> str:
-    try:
-        import psycopg
-    except ImportError:
-        reason = "psycopg is not installed (uv sync --extra postgres)"
-    else:
-        errors = []
-        for user in _pg_users():
-            url = f"postgresql://{user}@127.0.0.1:5432/test?connect_timeout=3"
-            try:
-                conn = await psycopg.AsyncConnection.connect(url)
-            except psycopg.Error as err:
-                errors.append(f"{url!r}: {err}".strip())
-                continue
-            await conn.close()
-            return url
-        reason = "no PostgreSQL reachable on 127.0.0.1:5432 database 'test': " + "; ".join(errors)
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture
-async def pg() -> AsyncIterator[tuple[str, str]]:
+async def pg(postgres: Any) -> AsyncIterator[tuple[str, str]]:
     import psycopg
 
-    url = await _pg_url()
+    url = postgres.url
     table = f"agentevals_test_{uuid.uuid4().hex[:12]}"
     yield url, table
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:

@@ -219,13 +219,11 @@ def test_postgres_connect_timeout_is_checked(timeout: Any) -> None:
         PostgresSink("", connect_timeout=timeout)
 
 
-def test_unstorable_values_reach_postgres(tmp_path: Path) -> None:
+def test_unstorable_values_reach_postgres(tmp_path: Path, postgres: Any) -> None:
     import asyncio
     import uuid
 
-    from test_sinks_sql import _reachable_conninfo  # type: ignore[import-not-found]
-
-    conninfo = asyncio.run(_reachable_conninfo())
+    conninfo = postgres.conninfo
     table = f"agentevals_test_{uuid.uuid4().hex[:12]}"
     try:
         for kind in BAD_KINDS:

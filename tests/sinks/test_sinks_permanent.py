@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from sink_helpers import sample_records
-from test_sinks_sql import _reachable_conninfo  # type: ignore[import-not-found]
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
 from agentevals.cli import main
@@ -195,8 +194,8 @@ def test_postgres_unreachable_server_fails_check_as_transient() -> None:
     ("change", "fix"),
     [("dbname=no_such_db_agentevals", "createdb"), ("user=no_such_role_agentevals", "CREATE ROLE")],
 )
-def test_postgres_unknown_database_or_role_is_permanent(change: str, fix: str) -> None:
-    conninfo = asyncio.run(_reachable_conninfo())
+def test_postgres_unknown_database_or_role_is_permanent(change: str, fix: str, postgres: Any) -> None:
+    conninfo = postgres.conninfo
     key = change.split("=")[0]
     bad = " ".join(change if part.startswith(f"{key}=") else part for part in conninfo.split())
     sink = PostgresSink(bad)
@@ -208,8 +207,8 @@ def test_postgres_unknown_database_or_role_is_permanent(change: str, fix: str) -
     assert is_permanent(info.value) and fix in str(info.value)
 
 
-def test_postgres_check_passes_and_creates_the_table() -> None:
-    conninfo = asyncio.run(_reachable_conninfo())
+def test_postgres_check_passes_and_creates_the_table(postgres: Any) -> None:
+    conninfo = postgres.conninfo
     sink = PostgresSink(conninfo, table="agentevals_check_test")
     try:
         sink.check()

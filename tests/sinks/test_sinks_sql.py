@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import getpass
 import json
-import os
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator
@@ -182,37 +180,11 @@ def test_table_names_are_validated(table: str) -> None:
 # -- PostgreSQL -------------------------------------------------------------------------------------
 
 
-def _candidates() -> list[str]:
-    users = ["postgres", getpass.getuser()]
-    return [f"host=127.0.0.1 port=5432 dbname=test user={u} connect_timeout=3" for u in dict.fromkeys(users)]
-
-
-async def _reachable_conninfo() -> str:
-    try:
-        import psycopg
-    except ImportError:
-        reason = "psycopg is not installed (uv sync --extra postgres)"
-    else:
-        errors = []
-        for conninfo in _candidates():
-            try:
-                conn = await psycopg.AsyncConnection.connect(conninfo)
-            except psycopg.Error as err:
-                errors.append(f"{conninfo!r}: {err}".strip())
-                continue
-            await conn.close()
-            return conninfo
-        reason = "no PostgreSQL reachable on 127.0.0.1:5432 database 'test': " + "; ".join(errors)
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture
-async def pg() -> AsyncIterator[tuple[str, str]]:
+async def pg(postgres: Any) -> AsyncIterator[tuple[str, str]]:
     import psycopg
 
-    conninfo = await _reachable_conninfo()
+    conninfo = postgres.conninfo
     table = f"agentevals_test_{uuid.uuid4().hex[:12]}"
     yield conninfo, table
     async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
