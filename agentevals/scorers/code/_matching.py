@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import SkipRun
+from agentevals._steps import SkipRun, StepResults
 from agentevals.scorers._canonical import canonical_text, comparable, output_value
 from agentevals.scorers._text.bounded import bounded_distance
 
@@ -35,6 +36,31 @@ def _exact(run: Run) -> dict[str, Any]:
     return {"expected": expected, "output": output, "match": output == expected}
 
 
+def _binary(
+    id: str,
+    description: str,
+    analyze: Callable[..., dict[str, Any]],
+    flag: str,
+    explain: Callable[[dict[str, Any]], str],
+) -> Scorer:
+    """A 0/1 scorer: ``analyze``'s ``flag`` decides the score; ``explain`` gives the reason for a 0."""
+
+    def reason(results: StepResults, **_: Any) -> str | None:
+        found = results.analyze_step_result
+        return None if found[flag] else explain(found)
+
+    return (
+        create_scorer(id=id, description=description)
+        .analyze(analyze)
+        .generate_score(lambda results, **_: 1.0 if results.analyze_step_result[flag] else 0.0)
+        .generate_reason(
+            lambda results, **_: (
+                None if results.analyze_step_result[flag] else explain(results.analyze_step_result)
+            )
+        )
+    )
+
+
 def create_exact_match_scorer() -> Scorer:
     """1 when the output equals ``ground_truth`` exactly, else 0 (id ``exact_match``).
 
@@ -43,18 +69,12 @@ def create_exact_match_scorer() -> Scorer:
     >>> create_exact_match_scorer().run_sync(input="2+2?", output="4", ground_truth="4").score
     1.0
     """
-    return (
-        create_scorer(id="exact_match", description="1 when the output equals the expected value exactly")
-        .analyze(_exact)
-        .generate_score(lambda results, **_: 1.0 if results.analyze_step_result["match"] else 0.0)
-        .generate_reason(
-            lambda results, **_: (
-                None
-                if results.analyze_step_result["match"]
-                else f"Expected {results.analyze_step_result['expected']!r}, "
-                f"got {results.analyze_step_result['output']!r}"
-            )
-        )
+    return _binary(
+        "exact_match",
+        "1 when the output equals the expected value exactly",
+        _exact,
+        "match",
+        lambda found: f"Expected {found['expected']!r}, got {found['output']!r}",
     )
 
 
@@ -71,17 +91,12 @@ def create_includes_scorer() -> Scorer:
     >>> create_includes_scorer().run_sync(input="Capital?", output="It is Paris.", ground_truth="Paris").score
     1.0
     """
-    return (
-        create_scorer(id="includes", description="1 when the output contains the expected value")
-        .analyze(_includes)
-        .generate_score(lambda results, **_: 1.0 if results.analyze_step_result["found"] else 0.0)
-        .generate_reason(
-            lambda results, **_: (
-                None
-                if results.analyze_step_result["found"]
-                else f"Output does not contain {results.analyze_step_result['expected']!r}"
-            )
-        )
+    return _binary(
+        "includes",
+        "1 when the output contains the expected value",
+        _includes,
+        "found",
+        lambda found: f"Output does not contain {found['expected']!r}",
     )
 
 
@@ -100,17 +115,12 @@ def create_regex_scorer(pattern: str | re.Pattern[str], *, id: str = "regex") ->
         raise TypeError(
             f"create_regex_scorer() needs a pattern string or a compiled re.Pattern, got {pattern!r}"
         )
-    return (
-        create_scorer(id=id, description=f"1 when the output matches /{compiled.pattern}/")
-        .analyze(lambda run, **_: {"matched": compiled.search(_regex_text(run, id)) is not None})
-        .generate_score(lambda results, **_: 1.0 if results.analyze_step_result["matched"] else 0.0)
-        .generate_reason(
-            lambda results, **_: (
-                None
-                if results.analyze_step_result["matched"]
-                else f"Output does not match /{compiled.pattern}/"
-            )
-        )
+    return _binary(
+        id,
+        f"1 when the output matches /{compiled.pattern}/",
+        lambda run, **_: {"matched": compiled.search(_regex_text(run, id)) is not None},
+        "matched",
+        lambda found: f"Output does not match /{compiled.pattern}/",
     )
 
 
