@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentevals", description="Evaluate LLM agents and chains.")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,eval,report,replay,rescore}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,eval,report,replay,rescore,worker}")
 
     demo = sub.add_parser("demo", help="run the LangChain demo (needs agentevals-langchain)", add_help=False)
     demo.add_argument("rest", nargs=argparse.REMAINDER)
@@ -103,6 +103,12 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument("--force", action="store_true", help="also score runs this scorer version scored")
     rs.add_argument("--no-progress", action="store_true")
     rs.set_defaults(handler=_rescore)
+
+    from agentevals._remote._worker_cli import add_worker_arguments
+
+    wk = sub.add_parser("worker", help="score the runs agents publish to RabbitMQ or Redis (Dramatiq)")
+    add_worker_arguments(wk)
+    wk.set_defaults(handler=_worker)
     return parser
 
 
@@ -396,6 +402,15 @@ def _rescore(args: argparse.Namespace) -> int:
         print(f"agentevals rescore: interrupted after {summary.total} records", file=sys.stderr)
         return INTERRUPTED
     return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from agentevals._remote._worker_cli import run_worker
+
+    try:
+        return run_worker(args)
+    except ValueError as err:
+        raise UsageError(str(err)) from err
 
 
 def _console() -> Any:

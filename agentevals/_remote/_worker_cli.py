@@ -1,0 +1,102 @@
+"""``agentevals worker``: its options, and the checks that turn a bad one into a usage error before any
+worker process starts (Dramatiq itself is imported only once they pass)."""
+
+from __future__ import annotations
+
+import argparse
+
+from agentevals._remote._codec import QUEUE
+from agentevals._remote._worker_setup import WorkerConfig, check_config
+
+
+def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--broker", required=True, help="amqp://user:pass@host:5672/ or redis://host:6379/0")
+    parser.add_argument(
+        "--scorers", required=True, metavar="MODULE:ATTR", help="the scorers the agents' ScoringEngine uses"
+    )
+    parser.add_argument(
+        "--sink", action="append", required=True, help="a SQLite path or postgresql:// URL; repeatable"
+    )
+    parser.add_argument("--queue", default=QUEUE, help=f"the queue to consume (default {QUEUE})")
+    parser.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--threads", type=int, default=8, help="runs scored at once per process (default 8)")
+    parser.add_argument("--max-retries", type=int, default=10, help="tries after a sink outage (default 10)")
+    parser.add_argument("--min-backoff", type=float, default=1.0, metavar="SECONDS", help="first retry delay")
+    parser.add_argument("--max-backoff", type=float, default=60.0, metavar="SECONDS", help="longest delay")
+    parser.add_argument("--scorer-timeout", type=float, metavar="SECONDS", help="per scorer call")
+    parser.add_argument(
+        "--judge-concurrency", type=int, metavar="N", help="judged scorer calls at once, across all workers"
+    )
+    parser.add_argument(
+        "--model-concurrency", action="append", default=[], metavar="MODEL=N", help="a cap per judge model"
+    )
+    parser.add_argument(
+        "--rate-limit-backend",
+        metavar="REDIS_URL",
+        help="Redis shared by the caps (default: a redis:// broker)",
+    )
+    parser.add_argument(
+        "--heartbeat-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="Redis: redeliver a dead worker's runs after",
+    )
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    """Check the options (``ValueError`` saying what is wrong), then run the workers until stopped."""
+    config = worker_config(args)
+    for name in ("processes", "threads"):
+        _positive(getattr(args, name), f"--{name}")
+    check_config(config)
+    from agentevals._remote._worker import run_workers  # imports Dramatiq
+
+    return run_workers(config, processes=args.processes, threads=args.threads)
+
+
+def worker_config(args: argparse.Namespace) -> WorkerConfig:
+    models = {}
+    for item in args.model_concurrency:
+        model, _, n = item.rpartition("=")
+        if not model or not n.isdigit() or int(n) < 1:
+            raise ValueError(
+                f"--model-concurrency takes MODEL=N with N >= 1 (e.g. openai/gpt-4o=16), got {item!r}"
+            )
+        models[model] = int(n)
+    if args.judge_concurrency is not None:
+        _positive(args.judge_concurrency, "--judge-concurrency")
+    backend = args.rate_limit_backend
+    if backend is None and (args.judge_concurrency is not None or models):
+        if not args.broker.startswith(("redis://", "rediss://")):
+            raise ValueError(
+                "--judge-concurrency and --model-concurrency need a Redis every worker shares: add "
+                "--rate-limit-backend redis://host:6379/0"
+            )
+        backend = args.broker
+    if args.max_retries < 0:
+        raise ValueError(f"--max-retries must be >= 0, got {args.max_retries}")
+    if not 0 < args.min_backoff <= args.max_backoff:
+        raise ValueError("--min-backoff and --max-backoff must be seconds with 0 < min <= max")
+    if args.heartbeat_timeout is not None and args.heartbeat_timeout <= 0:
+        raise ValueError(
+            f"--heartbeat-timeout must be a positive number of seconds, got {args.heartbeat_timeout}"
+        )
+    return WorkerConfig(
+        broker=args.broker,
+        scorers=args.scorers,
+        sinks=tuple(args.sink),
+        queue=args.queue,
+        max_retries=args.max_retries,
+        min_backoff_ms=round(args.min_backoff * 1000),
+        max_backoff_ms=round(args.max_backoff * 1000),
+        scorer_timeout=args.scorer_timeout,
+        judge_concurrency=args.judge_concurrency,
+        model_concurrency=models,
+        rate_limit_backend=backend,
+        heartbeat_timeout_ms=None if args.heartbeat_timeout is None else round(args.heartbeat_timeout * 1000),
+    )
+
+
+def _positive(value: int, name: str) -> None:
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1, got {value}")

@@ -1,0 +1,180 @@
+"""What the worker tests share: the real brokers (skip with the reason, fail under CI=true), a scorer
+collection a worker subprocess imports (``worker_helpers:SCORERS``), publishing run messages the way
+the agent side does, and reading what a store holds."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentevals import Run, create_scorer
+from agentevals._remote._codec import ACTOR, run_message
+
+RABBITMQ_URL = "amqp://guest:guest@127.0.0.1:5672/"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+HERE = Path(__file__).parent
+REPO = HERE.parent.parent
+
+
+def _length(run: Run, **_: Any) -> float:
+    return float(len(run.output_text))
+
+
+def _shout(run: Run, **_: Any) -> float:
+    return 1.0 if run.output_text.isupper() else 0.0
+
+
+def _poison(run: Run, **_: Any) -> float:
+    raise RuntimeError(f"poison scorer: always fails (run {run.run_id})")
+
+
+#: The collection the worker subprocesses load: ``--scorers worker_helpers:SCORERS``.
+SCORERS = {
+    "length": create_scorer(id="length").generate_score(_length),
+    "shout": create_scorer(id="shout").generate_score(_shout),
+    "poison": create_scorer(id="poison").generate_score(_poison),
+}
+
+
+def service_url(url: str, port: int, name: str) -> str:
+    """``url`` when something listens on 127.0.0.1:``port``; else skip (fail under CI=true)."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    except OSError as err:
+        reason = f"no {name} on 127.0.0.1:{port} ({err}); start it to run the worker tests"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return url
+
+
+@pytest.fixture(params=["rabbitmq", "redis"])
+def broker_url(request: pytest.FixtureRequest) -> str:
+    """Each real broker in turn."""
+    if request.param == "rabbitmq":
+        return service_url(RABBITMQ_URL, 5672, "RabbitMQ")
+    return service_url(REDIS_URL, 6379, "Redis")
+
+
+@pytest.fixture
+def rabbitmq_url() -> str:
+    return service_url(RABBITMQ_URL, 5672, "RabbitMQ")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    return service_url(REDIS_URL, 6379, "Redis")
+
+
+@pytest.fixture
+def queue(broker_url: str) -> Iterator[str]:
+    """A queue of this test's own (removed afterwards), so tests never see each other's messages."""
+    name = f"agentevals-test-{uuid.uuid4().hex[:12]}"
+    yield name
+    delete_queue(broker_url, name)
+
+
+def make_runs(n: int, prefix: str = "run") -> list[Run]:
+    stamp = uuid.uuid4().hex[:8]
+    return [
+        Run(run_id=f"{prefix}-{stamp}-{i}", input=f"question {i}", output=f"answer {i}") for i in range(n)
+    ]
+
+
+def publish(url: str, queue: str, payloads: Sequence[Any]) -> None:
+    """Enqueue ``payloads`` on ``queue`` as the agent side's forwarder does (one Dramatiq message each)."""
+    import dramatiq
+
+    from agentevals._remote._worker_setup import make_broker
+
+    broker = make_broker(url)
+    try:
+        broker.declare_queue(queue)
+        for payload in payloads:
+            broker.enqueue(
+                dramatiq.Message(queue_name=queue, actor_name=ACTOR, args=(payload,), kwargs={}, options={})
+            )
+    finally:
+        broker.close()
+
+
+def publish_runs(url: str, queue: str, runs: Sequence[Run], keys: Sequence[str], entity: str = "bot") -> None:
+    publish(url, queue, [run_message(run, keys, entity=entity) for run in runs])
+
+
+def delete_queue(url: str, queue: str) -> None:
+    from agentevals._remote._worker_setup import make_broker
+
+    broker = make_broker(url)
+    try:
+        if url.startswith("amqp"):
+            channel = broker.channel
+            for name in (queue, f"{queue}.DQ", f"{queue}.XQ"):
+                channel.queue_delete(name)
+        else:
+            for name in (queue, f"{queue}.DQ", f"{queue}.XQ"):
+                broker.flush(name)
+    finally:
+        broker.close()
+
+
+def score_rows(db: Path) -> list[tuple[str, str, str]]:
+    """``(run_id, scorer_id, outcome)`` of every scores row of the SQLite store ``db``."""
+    if not db.exists():
+        return []
+    conn = sqlite3.connect(db, timeout=30)
+    try:
+        try:
+            return conn.execute("SELECT run_id, scorer_id, outcome FROM agentevals_scores").fetchall()
+        except sqlite3.OperationalError:  # the sink has not created the table yet
+            return []
+    finally:
+        conn.close()
+
+
+def run_ids(db: Path) -> list[str]:
+    conn = sqlite3.connect(db, timeout=30)
+    try:
+        return [row[0] for row in conn.execute("SELECT run_id FROM agentevals_runs")]
+    finally:
+        conn.close()
+
+
+def wait_until(done: Callable[[], bool], timeout: float = 60.0, what: str = "the records") -> None:
+    """Poll ``done`` until it holds; fail after ``timeout`` seconds (a deadline, not a measurement)."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not arrive within {timeout} s")
+        time.sleep(0.05)
+
+
+def start_worker(
+    broker: str, queue: str, sink: str | Path, *extra: str, processes: int = 1, threads: int = 4
+) -> subprocess.Popen[bytes]:
+    """``agentevals worker`` in a subprocess, loading ``worker_helpers:SCORERS``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+    command = [
+        sys.executable, "-m", "agentevals.cli", "worker",
+        "--broker", broker, "--scorers", "worker_helpers:SCORERS", "--sink", str(sink), "--queue", queue,
+        "--processes", str(processes), "--threads", str(threads), "--min-backoff", "0.05", *extra,
+    ]  # fmt: skip
+    return subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 60.0) -> str:
+    """SIGTERM ``process``, wait for it and return what it printed."""
+    if process.poll() is None:
+        process.terminate()
+    out, _ = process.communicate(timeout=timeout)
+    return out.decode(errors="replace")
