@@ -88,6 +88,8 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
             key = run_id.int
             self._owner[key] = trace
             trace.run_ids.append(key)
+            if not trace.span_settled:
+                trace.settle_span()
         return trace
 
     def _open_root(
@@ -149,6 +151,8 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
                 self._owner.pop(key, None)
         if inputs is not None:
             trace.inputs = snapshot(inputs)
+        if not trace.span_settled:  # a root without child runs: its own span (if any) is current now
+            trace.settle_span()
         # The Run is built on the engine's thread, and only if sampled.
         finished = trace.seal(outputs, error=error, entity=self.entity, ended=time.perf_counter())
         self.submit_lazy(finished, run_id=finished.root_id, trace_id=finished.root_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import itertools
 import logging
+import sys
 import threading
 import time
 import uuid
@@ -19,7 +20,7 @@ from langchain.agents.middleware.types import PrivateStateAttr
 from agentevals import FlushReport, Scorer
 from agentevals.live import Engine, LiveScoring
 from agentevals_langchain._handler import ScorerCallbackHandler
-from agentevals_langchain._recorder import Trace, run_metadata
+from agentevals_langchain._recorder import TRACE_KEY, Trace, run_metadata
 
 log = logging.getLogger("agentevals.langchain")
 
@@ -194,7 +195,7 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         config = _config()
         if self._scored_by_handler(config):
             return {_STATE_KEY: {self.name: _NOT_CAPTURED}}
-        run_id = _root_run_id(runtime) or uuid.uuid4()
+        run_id = _root_run_id(runtime) or _traced_agent_run_id() or uuid.uuid4()
         metadata = config.get("metadata") or {}
         agent_name = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
         trace = Trace(
@@ -207,6 +208,7 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
             started_at=datetime.now(UTC),
             t0=time.perf_counter(),
         )
+        _prefer_agent_span(trace.metadata, f"{self.name}.before_agent")
         with self._lock:
             if len(self._open) >= self.max_open_runs:
                 self._open.popitem(last=False)  # runs that failed before after_agent
@@ -338,6 +340,38 @@ def _root_run_id(runtime: Any) -> uuid.UUID | None:
         return uuid.UUID(str(value)) if value else None
     except ValueError:
         return None
+
+
+def _traced_agent_run_id() -> uuid.UUID | None:
+    """The agent's run id in LangSmith when LangChain traces to it, so feedback lands on that run: inside
+    ``before_agent`` the current run tree is this node's run, whose parent is the agent's run."""
+    from langsmith.run_helpers import get_current_run_tree  # langchain-core's own dependency
+
+    parent = getattr(get_current_run_tree(), "parent_run_id", None)
+    try:
+        return uuid.UUID(str(parent)) if parent else None
+    except ValueError:
+        return None
+
+
+def _prefer_agent_span(metadata: dict[str, Any], node: str) -> None:
+    """Parent the run's evaluation events to the agent's span rather than to this hook's own node span.
+
+    An OpenTelemetry LangChain instrumentation gives each graph node a span named after the node and
+    makes it current, so inside ``before_agent`` the active span is that node's; its parent is the
+    agent's. Any other active span (an application's, or none) is kept as captured."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None or TRACE_KEY not in metadata:
+        return
+    span = trace.get_current_span()
+    parent = getattr(span, "parent", None)  # SDK spans know their parent's context; API spans do not
+    if parent is None or not parent.is_valid or not str(getattr(span, "name", "")).endswith(node):
+        return
+    metadata[TRACE_KEY] = {
+        "trace_id": format(parent.trace_id, "032x"),
+        "span_id": format(parent.span_id, "016x"),
+        "trace_flags": int(parent.trace_flags),
+    }
 
 
 def _config() -> Mapping[str, Any]:

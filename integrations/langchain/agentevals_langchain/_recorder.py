@@ -32,6 +32,7 @@ _INTERNAL_PREFIXES = ("langgraph_", "ls_", "lc_", "checkpoint_", "__")
 _TEXT_KEYS = ("input", "question", "query", "prompt", "text", "user_input")
 _OUTPUT_KEYS = ("output", "answer", "text", "result", "content", "response")
 GROUND_TRUTH_KEY = "ground_truth"
+TRACE_KEY = "otel"
 
 
 @dataclass(slots=True)
@@ -74,8 +75,19 @@ class Trace:
     open_tools: dict[int, ToolRecord] = field(default_factory=dict)
     context: tuple[str, ...] = ()
     usage: dict[str, int] = field(default_factory=dict)
+    span_settled: bool = False
 
     # -- events (called under the handler's lock) ------------------------------------------------
+
+    def settle_span(self) -> None:
+        """Capture the active OpenTelemetry span again, once: at the first child run's start, or at the
+        root's end when it has no child. A tracer whose callback LangChain calls after ours (an
+        OpenTelemetry instrumentation adds its handler last) makes the root run's own span current only
+        after our start hook ran, so at the root's start the active span is an enclosing one, or none."""
+        self.span_settled = True
+        context = current_trace_context()
+        if context is not None:
+            self.metadata[TRACE_KEY] = context
 
     def model_started(self, key: int, model: str, prompt: list[Any] | None) -> None:
         self.model_starts[key] = (time.perf_counter(), model)
@@ -260,7 +272,7 @@ def run_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     captured = dict(metadata) if isinstance(metadata, Mapping) else {}
     context = current_trace_context()
     if context is not None:
-        captured["otel"] = context
+        captured[TRACE_KEY] = context
     return captured
 
 
