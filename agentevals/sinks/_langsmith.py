@@ -1,9 +1,9 @@
 """``LangSmithSink``: each record as LangSmith feedback on the LangChain run it scored.
 
-A run captured by the LangChain integration has ``run_id`` = the root LangChain run id, which is the id
-LangSmith gives the traced run, so the feedback lands on the trace a team already looks at. Each feedback
-has a deterministic id (:func:`feedback_id`), so a re-sent batch updates the feedback it sent before
-instead of adding a second one.
+A run captured by the LangChain integration has ``run_id`` = the id LangSmith gives the traced run (the
+root LangChain run's for the callback handler, the agent's run for the middleware), so the feedback
+lands on the trace a team already looks at. Each feedback has a deterministic id (:func:`feedback_id`),
+so a re-sent batch updates the feedback it sent before instead of adding a second one.
 """
 
 from __future__ import annotations
@@ -32,12 +32,13 @@ class LangSmithSink:
     trace shows why it was not scored. The feedback id is :func:`feedback_id` (run, scorer, version):
     a re-sent feedback that the server already has (409) is updated in place.
 
-    Each feedback is one synchronous ``POST /feedback`` (in a worker thread). The client batches
-    feedback only through its background queue when given a ``trace_id``, and that queue logs errors
-    instead of raising them, so the engine could neither retry nor dead-letter; this sink does not pass
-    one. The client's own retries are turned off: the engine retries. Errors: 401/403 and a record whose
-    run id is not a UUID are permanent (:class:`~agentevals.sinks.SinkConfigError`); 404 (the run not
-    ingested yet), 408, 429, 5xx and connection errors are transient and raised as they are.
+    Each feedback is one synchronous ``POST /feedback`` (in a worker thread): the client has no batch
+    feedback method (checked up to langsmith 0.15). It batches feedback only through its background
+    queue when given a ``trace_id``, and that queue logs errors instead of raising them, so the engine
+    could neither retry nor dead-letter; this sink does not pass one. The client's own retries are
+    turned off: the engine retries. Errors: 401/403 and a record whose run id is not a UUID are
+    permanent (:class:`~agentevals.sinks.SinkConfigError`); 404 (the run not ingested yet), 408, 429,
+    5xx and connection errors are transient and raised as they are.
 
     ``project_id`` is the LangSmith project (session) id of the runs: the client warns when run feedback
     has none. A ``client`` given is used as is (and never closed); otherwise one is made from

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fake_http import FakeServer, fake_server
@@ -133,3 +134,56 @@ def test_a_run_id_that_is_not_a_uuid_is_dead_lettered_alone(server: FakeServer) 
 def test_the_timeout_must_be_positive() -> None:
     with pytest.raises(ValueError, match="timeout"):
         LangSmithSink(timeout=0)
+
+
+# -- a LangChain agent traced by LangSmith: the feedback lands on the agent's LangSmith run ---------------
+
+
+class _TracedRuns(dict[tuple[str, str], tuple[int, Any]]):
+    """The fake's routes, plus ``PATCH /runs/{id}`` for any id (the tracer ending a run it created)."""
+
+    def get(self, key: tuple[str, str], default: Any = None) -> Any:
+        if key[0] == "PATCH" and key[1].startswith("/runs/"):
+            return (200, {})
+        return super().get(key, default)
+
+
+def _traced_agent_feedback(server: FakeServer, scoring: str) -> tuple[list[Any], list[Any]]:
+    """Run a create_agent agent traced to the fake LangSmith by LangChainTracer, scored by the handler or
+    the middleware into a LangSmithSink on the same server; the runs the tracer posted and the feedback."""
+    from agentevals_langchain import ScorerCallbackHandler, ScoringMiddleware
+    from agentevals_langchain.testing import ScriptedChatModel
+    from langchain.agents import create_agent
+    from langchain_core.tracers import LangChainTracer
+    from langsmith import Client
+
+    from agentevals import ScoringEngine
+    from agentevals.scorers import create_exact_match_scorer
+
+    server.routes = _TracedRuns({**server.routes, ("POST", "/runs"): (200, {})})
+    engine = ScoringEngine([create_exact_match_scorer()], sinks=[_sink(server)])
+    tracer = LangChainTracer(client=Client(api_url=server.url, api_key="lsv2-test", auto_batch_tracing=False))
+    model = ScriptedChatModel(respond=lambda messages: "Paris")
+    callbacks: list[Any] = [tracer]
+    if scoring == "handler":
+        agent = create_agent(model)
+        callbacks.append(ScorerCallbackHandler(engine=engine))
+    else:
+        agent = create_agent(model, middleware=[ScoringMiddleware(engine=engine)])
+    agent.invoke(
+        {"messages": [("user", "Capital of France?")]},
+        config={"callbacks": callbacks, "metadata": {"ground_truth": "Paris"}},
+    )
+    tracer.wait_for_futures()
+    engine.flush()
+    engine.shutdown()
+    return server.sent("POST", "/runs"), server.sent("POST", "/feedback")
+
+
+@pytest.mark.parametrize("scoring", ["handler", "middleware"])
+def test_a_langsmith_traced_agents_feedback_lands_on_its_run(server: FakeServer, scoring: str) -> None:
+    runs, feedback = _traced_agent_feedback(server, scoring)
+    (agent_run,) = [run for run in runs if run.get("parent_run_id") is None]
+    assert agent_run["name"] == "LangGraph"  # the agent's own run, the root of the LangSmith trace
+    (scored,) = feedback
+    assert (scored["run_id"], scored["key"], scored["score"]) == (agent_run["id"], "exact_match", 1.0)
