@@ -32,17 +32,24 @@ class WorkerApp:
     """A broker with the scoring actor declared on it, and what the actor uses (built in each worker
     process: the sinks' connections are the process's own)."""
 
-    def __init__(self, config: WorkerConfig, entries: dict[str, ScorerEntry] | None = None) -> None:
+    def __init__(
+        self,
+        config: WorkerConfig,
+        entries: dict[str, ScorerEntry] | None = None,
+        sinks: Sequence[Any] | None = None,
+    ) -> None:
         self.config = config
         self.entries = entries if entries is not None else load_scorers(config.scorers)
-        self.writer = GroupWriter(open_sinks(config.sinks))
+        self.writer = GroupWriter(sinks if sinks is not None else open_sinks(config.sinks))
         self.scorer = MessageScorer(
             self.entries, self.writer, scorer_timeout=config.scorer_timeout, gate=_gate(config)
         )
         self.broker = make_broker(config.broker, heartbeat_timeout_ms=config.heartbeat_timeout_ms)
         self.lifecycle = _Lifecycle(self)
-        self.broker.add_middleware(self.lifecycle)  # before AsyncIO: sinks close while the loop runs
-        self.broker.add_middleware(AsyncIO())
+        # First in the list: Dramatiq runs the after_* hooks last to first, so the sinks close before
+        # AsyncIO stops the loop, and Lifecycle sees what Retries decided (message.failed).
+        self.broker.add_middleware(AsyncIO(), before=type(self.broker.middleware[0]))
+        self.broker.add_middleware(self.lifecycle, after=AsyncIO)
 
         async def score(payload: dict[str, Any]) -> None:
             await self.scorer.handle(payload)
@@ -102,7 +109,7 @@ class _Lifecycle(Middleware):
         if exception is not None and getattr(message, "failed", False):
             self.dead_lettered += 1
             logger.error(
-                "agentevals: message %s (run %s) dead-lettered after %s attempt(s): %s: %s (find it in "
+                "agentevals: message %s (run %s) dead-lettered after %s retries: %s: %s (find it in "
                 "the broker's dead-letter queue %s.XQ)",
                 message.message_id,
                 _run_id(message.args),
