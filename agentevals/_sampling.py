@@ -4,19 +4,24 @@
 point in [0, 1) and samples when the point is below the rate. So the same run is sampled the same way
 in every process, every scorer at one rate samples the same runs, and a lower rate's sample is a
 subset of a higher rate's sample (comparable scores across scorers, unlike ``Math.random() < rate``).
+``rules`` sampling (:mod:`agentevals._sampling_rules`) gives each run the rate of the first rule it
+matches, on the same point.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
-from collections.abc import Callable, Mapping
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from agentevals._run import Run
+from agentevals._sampling_rules import Rule, RuleSet, check_rate
 
-SamplingKind = Literal["none", "ratio", "custom"]
+SamplingKind = Literal["none", "ratio", "custom", "rules"]
 Sampler = Callable[[Run], bool]
 
 _SCALE = float(1 << 64)
@@ -39,7 +44,7 @@ def run_key(run: Run) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Sampling:
-    """When a scorer scores a run: ``always()``, ``ratio(rate)`` or ``custom(fn)``.
+    """When a scorer scores a run: ``always()``, ``ratio(rate)``, ``custom(fn)`` or ``rules([...])``.
 
     >>> from agentevals import Run
     >>> Sampling.ratio(1.0).sampled(Run(output="x"))
@@ -48,21 +53,22 @@ class Sampling:
     False
     >>> Sampling.of({"type": "ratio", "rate": 0.25}) == Sampling.ratio(0.25)
     True
+    >>> policy = Sampling.of({"type": "rules", "rules": [{"when": {"error": True}, "rate": 1.0}]})
+    >>> policy.sampled(Run(output="x", error="boom")), policy.sampled(Run(output="x"))
+    (True, False)
     """
 
     kind: SamplingKind = "none"
     rate: float = 1.0
     fn: Sampler | None = None
+    ruleset: RuleSet | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.rate, bool) or not isinstance(self.rate, int | float):
-            raise ValueError(f"a sampling rate must be a number in [0, 1], got {self.rate!r}")
-        if not (math.isfinite(self.rate) and 0.0 <= self.rate <= 1.0):
-            raise ValueError(
-                f"a sampling rate must be in [0, 1], got {self.rate!r}; use 0.25 for 25% of runs"
-            )
+        check_rate(self.rate)
         if self.kind == "custom" and not callable(self.fn):
             raise ValueError("custom sampling needs a callable `(run) -> bool`")
+        if self.kind == "rules" and not isinstance(self.ruleset, RuleSet):
+            raise ValueError("rule sampling needs its rules: use Sampling.rules([...])")
 
     @classmethod
     def always(cls) -> Sampling:
@@ -80,8 +86,55 @@ class Sampling:
         return cls("custom", 1.0, fn)
 
     @classmethod
+    def rules(cls, rules: Iterable[Rule | Mapping[str, Any]]) -> Sampling:
+        """Ordered rules, first match wins: a run gets the rate of the first :class:`Rule` whose
+        predicate holds (deterministic by trace id or run id, as ``ratio``); a run matching no rule is
+        not sampled, so end with a catch-all rule (no ``when``), e.g. ``Rule(rate=0.01)``.
+
+        >>> from agentevals import Run
+        >>> policy = Sampling.rules([
+        ...     Rule(when={"any": [{"error": True}, {"tool_failed": True}]}, rate=1.0, name="failures"),
+        ...     {"when": {"metadata.feedback": "negative"}, "rate": 1.0},
+        ...     {"when": {"entity": "checkout"}, "rate": 0.2},
+        ...     Rule(rate=0.01),
+        ... ])
+        >>> policy.ruleset.names
+        ('failures', 'metadata.feedback=negative', 'entity=checkout', 'otherwise')
+        >>> policy.sampled(Run(output="sorry", metadata={"feedback": "negative"}))
+        True
+        """
+        return cls("rules", 1.0, None, RuleSet(rules))
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Sampling:
+        """The policy in a JSON or YAML file (``.json``; anything else is read as YAML): a mapping
+        :meth:`of` accepts (``{"type": "rules", "rules": [...]}``, ``{"type": "ratio", ...}``) or a
+        bare list of rules. A file that cannot be parsed or holds a bad policy is a ``ValueError``
+        naming the file; a missing file is an ``OSError``."""
+        text = Path(path).read_text(encoding="utf-8")
+        if str(path).endswith(".json"):
+            try:
+                data = json.loads(text)
+            except ValueError as err:
+                raise ValueError(f"sampling file {path}: not valid JSON: {err}") from None
+        else:
+            import yaml
+
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as err:
+                raise ValueError(f"sampling file {path}: not valid YAML: {err}") from None
+        if data is None:
+            raise ValueError(f'sampling file {path} is empty; write e.g. {{"type": "rules", "rules": [...]}}')
+        try:
+            return cls.of(data)
+        except ValueError as err:
+            raise ValueError(f"sampling file {path}: {err}") from None
+
+    @classmethod
     def of(cls, value: Any) -> Sampling:
-        """Accept a ``Sampling``, ``None`` (always), a rate, a callable or a Mastra-style mapping."""
+        """Accept a ``Sampling``, ``None`` (always), a rate, a callable, a Mastra-style mapping, a rules
+        mapping ``{"type": "rules", "rules": [...]}`` or a list of rules."""
         if isinstance(value, Sampling):
             return value
         if value is None:
@@ -89,19 +142,31 @@ class Sampling:
         if isinstance(value, int | float) and not isinstance(value, bool):
             return cls.ratio(float(value))
         if isinstance(value, Mapping):
-            kind = value.get("type", "none")
+            kind = value.get("type", "rules" if "rules" in value else "none")
             if kind == "none":
                 return cls.always()
             if kind == "ratio":
                 if "rate" not in value:
                     raise ValueError('ratio sampling needs a rate: {"type": "ratio", "rate": 0.25}')
                 return cls.ratio(value["rate"])
-            raise ValueError(f'unknown sampling type {kind!r}; use "none" or "ratio", or pass a callable')
+            if kind == "rules":
+                unknown = sorted(str(k) for k in value if k not in ("type", "rules"))
+                if unknown or "rules" not in value:
+                    raise ValueError(
+                        "rule sampling is {'type': 'rules', 'rules': [...]}, "
+                        f"got the key(s) {sorted(str(k) for k in value)}"
+                    )
+                return cls.rules(value["rules"])
+            raise ValueError(
+                f'unknown sampling type {kind!r}; use "none", "ratio" or "rules", or pass a callable'
+            )
+        if isinstance(value, list | tuple):
+            return cls.rules(value)
         if callable(value):
             return cls.custom(value)
         raise ValueError(
             f"cannot use {value!r} as sampling; pass Sampling.ratio(0.25), "
-            '{"type": "ratio", "rate": 0.25}, a rate, or a callable (run) -> bool'
+            '{"type": "ratio", "rate": 0.25}, a rate, Sampling.rules([...]) or a callable (run) -> bool'
         )
 
     def sampled(self, run: Run, point: float | None = None) -> bool:
@@ -116,5 +181,10 @@ class Sampling:
             if point is None:
                 point = sample_point(run_key(run))
             return point < self.rate
+        if self.ruleset is not None:
+            if point is None:
+                point = sample_point(run_key(run))
+            verdict = self.ruleset.verdict(run, point)  # -1 when no rule matched, odd when sampled
+            return verdict >= 0 and verdict & 1 == 1
         assert self.fn is not None
         return bool(self.fn(run))

@@ -5,5 +5,6 @@
 
 from agentevals._engine import EngineStats, FlushReport, ScorerEntry, ScoringEngine
 from agentevals._sampling import Sampling
+from agentevals._sampling_rules import Rule
 
-__all__ = ["EngineStats", "FlushReport", "Sampling", "ScorerEntry", "ScoringEngine"]
+__all__ = ["EngineStats", "FlushReport", "Rule", "Sampling", "ScorerEntry", "ScoringEngine"]

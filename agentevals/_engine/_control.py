@@ -21,7 +21,7 @@ from agentevals._engine._config import ScorerEntry, check_timeout
 from agentevals._engine._inline import InlineWorker
 from agentevals._engine._signals import SigtermFlush
 from agentevals._engine._sink_worker import SinkWorker
-from agentevals._engine._stats import EngineStats, FlushReport, percentile, report_since
+from agentevals._engine._stats import EngineStats, FlushReport, RuleCounters, percentile, report_since
 from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._retry import DeadLetter
 
@@ -42,6 +42,7 @@ class EngineControl:
     _closed: bool
     _counts: dict[str, int]
     _sampled: list[int]
+    _rule_counters: RuleCounters
     _done: dict[str, int]
     _skipped_by: dict[str, int]
     _latencies: deque[float]
@@ -272,6 +273,7 @@ class EngineControl:
             counts = dict(self._counts)
             queued = len(self._queue)
             sampled = {key: self._sampled[i] for i, key in enumerate(self._entries)}
+            sampled_by_rule = self._rule_counters.snapshot()
         done = dict(self._done)  # one C-level copy: consistent with itself
         skipped_by = dict(self._skipped_by)
         latencies = list(self._latencies)
@@ -294,4 +296,5 @@ class EngineControl:
             latency_ms_p99=percentile(latencies, 0.99),
             sampled=sampled,
             skipped_by_scorer=skipped_by,
+            sampled_by_rule=sampled_by_rule,
         )

@@ -19,6 +19,7 @@ from agentevals._engine._dispatch import EngineDispatch
 from agentevals._engine._scoring import FailureLog, Redactor
 from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
+from agentevals._engine._stats import RuleCounters
 from agentevals._redact import redact_text
 from agentevals._run import Run
 from agentevals._sampling import sample_point
@@ -150,8 +151,10 @@ class ScoringEngine(EngineDispatch):
             check_sinks(self.sinks)
         self.dead_letter = DeadLetter(dead_letter)
         self._all = tuple(self._entries.values())
-        self._ratio_needed = any(e.sampling.kind == "ratio" for e in self._all)
-        self._custom_needed = any(e.sampling.kind == "custom" for e in self._all)
+        self._ratio_needed = any(e.sampling.kind in ("ratio", "rules") for e in self._all)
+        self._custom_needed = any(e.sampling.kind in ("custom", "rules") for e in self._all)
+        self._rule_counters = RuleCounters(self._entries)
+        self._rule_start = self._rule_counters.start
         self._index = {id(e): i for i, e in enumerate(self._all)}
         self._inline = {id(e) for e in self._all if e.scorer.is_sync}
 
@@ -245,7 +248,7 @@ class ScoringEngine(EngineDispatch):
         only if a scorer samples it. Integrations use it to keep the agent's thread to bookkeeping.
 
         ``build`` must not depend on objects the caller changes afterwards (copy mutable lists first).
-        With a custom sampler attached, the run is built here, since the sampler needs it. A failing
+        With a custom sampler or sampling rules attached, the run is built here, since they need it. A failing
         ``build`` gives each sampled scorer an error record (``RunBuildError``); a scorer with a custom
         sampler counts as sampled then, so the failure is seen. Never raises.
         """
@@ -272,6 +275,7 @@ class ScoringEngine(EngineDispatch):
                 run, unbuilt = run.failing(err), True
         point = sample_point(run.trace_id or run.run_id) if self._ratio_needed else None
         chosen: list[ScorerEntry] = []
+        hits: list[int] | None = [] if self._rule_start else None  # rule counters to add to
         for entry in self._all:
             sampling = entry.sampling
             if sampling.kind == "none" or (
@@ -290,12 +294,31 @@ class ScoringEngine(EngineDispatch):
                     logger.exception(
                         "agentevals: the sampler of scorer %s raised; run not sampled", entry.scorer.id
                     )
+            elif sampling.ruleset is not None:
+                if unbuilt:
+                    chosen.append(entry)
+                    continue
+                assert isinstance(run, Run) and point is not None and hits is not None
+                try:
+                    verdict = sampling.ruleset.verdict(run, point)  # -1: no rule; odd: sampled
+                except Exception:
+                    logger.exception(
+                        "agentevals: a sampling rule of scorer %s raised; run not sampled", entry.scorer.id
+                    )
+                    continue
+                if verdict >= 0:
+                    hits.append(self._rule_start[id(entry)] + verdict)
+                    if verdict & 1:
+                        chosen.append(entry)
         counts = self._counts
         with self._lock:
             counts["submitted"] += 1
             if self._closed:
                 counts["dropped_shutdown"] += 1
                 return False
+            if hits:
+                for slot in hits:
+                    self._rule_counters.counts[slot] += 1
             if not chosen:
                 counts["sampled_out"] += 1
                 return False

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentevals._engine._config import ScorerEntry
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,9 @@ class EngineStats:
     ``dead_lettered`` + ``lost`` + ``buffered``. ``sink_errors`` counts failed write attempts (retried).
 
     ``latency_ms_*``: submit → record ready. ``sampled``: per scorer, the runs it sampled.
+    ``sampled_by_rule``: per scorer with rule sampling, per rule (its name), ``{"matched": n,
+    "sampled": m}``: the runs whose first matching rule it was, and those it sampled (counted when the
+    engine decides, before the queue's overflow check; runs matching no rule are in neither).
     """
 
     submitted: int = 0
@@ -55,6 +62,7 @@ class EngineStats:
     latency_ms_p99: float | None = None
     sampled: dict[str, int] = field(default_factory=dict)
     skipped_by_scorer: dict[str, int] = field(default_factory=dict)
+    sampled_by_rule: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
 
     @property
     def records(self) -> int:
@@ -120,6 +128,37 @@ class FlushReport:
 
     def __bool__(self) -> bool:
         return self.completed and not (self.dead_lettered or self.lost or self.abandoned)
+
+
+class RuleCounters:
+    """Runs matched and sampled per scorer and rule, as one flat list of ints (two per rule: matched
+    but not sampled, then sampled) so a submit counts a rule's verdict with one index:
+    ``counts[start[id(entry)] + verdict]`` (see :meth:`RuleSet.verdict
+    <agentevals._sampling_rules.RuleSet.verdict>`)."""
+
+    __slots__ = ("_names", "counts", "start")
+
+    def __init__(self, entries: Mapping[str, ScorerEntry]) -> None:
+        self.start: dict[int, int] = {}
+        self._names: dict[str, tuple[int, tuple[str, ...]]] = {}
+        size = 0
+        for key, entry in entries.items():
+            if entry.sampling.ruleset is not None:
+                self.start[id(entry)] = size
+                self._names[key] = (size, entry.sampling.ruleset.names)
+                size += 2 * len(entry.sampling.ruleset.names)
+        self.counts = [0] * size
+
+    def snapshot(self) -> dict[str, dict[str, dict[str, int]]]:
+        """``{scorer: {rule: {"matched": n, "sampled": m}}}`` (call under the engine's lock)."""
+        counts = self.counts
+        return {
+            key: {
+                name: {"matched": counts[slot] + counts[slot + 1], "sampled": counts[slot + 1]}
+                for name, slot in zip(names, range(at, at + 2 * len(names), 2), strict=True)
+            }
+            for key, (at, names) in self._names.items()
+        }
 
 
 REPORTED = ("scored", "failed", "skipped", "written", "dead_lettered", "lost", "dropped", "abandoned")
