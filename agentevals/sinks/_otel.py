@@ -2,9 +2,10 @@
 
 The GenAI semantic conventions model an evaluation result as an event, which OpenTelemetry now emits
 as a *log record* with an ``event_name`` (the Events API is removed and span events are deprecated).
-The record is parented to the span that was evaluated: integrations capture the active trace and span
-ids when the agent runs (:func:`agentevals.live.current_trace_context`), and the sink sets them on the
-log record although scoring happens later, on another thread.
+The record is parented to the span that was evaluated: integrations capture the trace and span ids when
+the agent runs (:func:`agentevals.live.current_trace_context`; the LangChain ones take the span an
+OpenTelemetry LangChain instrumentation makes for the scored run), and the sink sets them on the log
+record although scoring happens later, on another thread.
 """
 
 from __future__ import annotations
