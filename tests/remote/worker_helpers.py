@@ -4,7 +4,9 @@ the agent side does, and reading what a store holds."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -34,6 +36,11 @@ def _shout(run: Run, **_: Any) -> float:
     return 1.0 if run.output_text.isupper() else 0.0
 
 
+async def _slow(run: Run, **_: Any) -> float:
+    await asyncio.sleep(0.01)  # a judge-like wait: messages are under way when a worker is killed
+    return 1.0
+
+
 def _poison(run: Run, **_: Any) -> float:
     raise RuntimeError(f"poison scorer: always fails (run {run.run_id})")
 
@@ -43,6 +50,7 @@ SCORERS = {
     "length": create_scorer(id="length").generate_score(_length),
     "shout": create_scorer(id="shout").generate_score(_shout),
     "poison": create_scorer(id="poison").generate_score(_poison),
+    "slow": create_scorer(id="slow").generate_score(_slow),
 }
 
 
@@ -169,7 +177,15 @@ def start_worker(
         "--broker", broker, "--scorers", "worker_helpers:SCORERS", "--sink", str(sink), "--queue", queue,
         "--processes", str(processes), "--threads", str(threads), "--min-backoff", "0.05", *extra,
     ]  # fmt: skip
-    return subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        command, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
+
+
+def kill_9(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the worker and every process it started (Dramatiq's worker processes), at once."""
+    os.killpg(process.pid, signal.SIGKILL)
+    process.communicate(timeout=30)
 
 
 def stop(process: subprocess.Popen[bytes], timeout: float = 60.0) -> str:
