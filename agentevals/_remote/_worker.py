@@ -143,4 +143,5 @@ def _gate(config: WorkerConfig) -> Any:
     from agentevals._remote._judge_gate import JudgeGate
 
     backend = RedisBackend(url=config.rate_limit_backend)
-    return JudgeGate(backend, config.judge_concurrency, config.model_concurrency)
+    # Keyed by queue: the workers of one queue share the caps (a test's own queue has its own).
+    return JudgeGate(backend, config.judge_concurrency, config.model_concurrency, prefix=f":{config.queue}")

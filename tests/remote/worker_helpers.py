@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from agentevals import Run, create_scorer
+from agentevals import Judge, Run, Scorer, create_scorer
 from agentevals._remote._codec import ACTOR, run_message
+from agentevals.steps import PromptStep
+from agentevals.testing import FakeJudge
 
 RABBITMQ_URL = "amqp://guest:guest@127.0.0.1:5672/"
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -52,6 +55,39 @@ SCORERS = {
     "poison": create_scorer(id="poison").generate_score(_poison),
     "slow": create_scorer(id="slow").generate_score(_slow),
 }
+
+
+class Verdict(BaseModel):
+    correct: bool
+
+
+def judged_scorer(judge: Judge) -> Scorer:
+    """A scorer with one judge call (its analyze step), 1.0 when the judge says correct."""
+    return (
+        create_scorer(id="verdict", judge=judge)
+        .analyze(
+            PromptStep(
+                description="verdict",
+                create_prompt=lambda run, **_: f"Is {run.output_text!r} right for {run.input_text!r}?",
+                output_schema=Verdict,
+            )
+        )
+        .generate_score(lambda results, **_: 1.0 if results.analyze_step_result.correct else 0.0)
+    )
+
+
+def fake_judge(url: str) -> Judge:
+    return FakeJudge(
+        model="openai/gpt-4o-mini", api_base=url, api_key="fake-key", timeout=10.0, max_concurrency=64
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """``JUDGED``: the judged scorer on the fake judge at ``$AGENTEVALS_TEST_JUDGE_URL`` (for workers in
+    subprocesses, which cannot be handed the test's server any other way)."""
+    if name == "JUDGED":
+        return {"verdict": judged_scorer(fake_judge(os.environ["AGENTEVALS_TEST_JUDGE_URL"]))}
+    raise AttributeError(name)
 
 
 def service_url(url: str, port: int, name: str) -> str:
@@ -168,13 +204,21 @@ def wait_until(done: Callable[[], bool], timeout: float = 60.0, what: str = "the
 
 
 def start_worker(
-    broker: str, queue: str, sink: str | Path, *extra: str, processes: int = 1, threads: int = 4
+    broker: str,
+    queue: str,
+    sink: str | Path,
+    *extra: str,
+    processes: int = 1,
+    threads: int = 4,
+    scorers: str = "worker_helpers:SCORERS",
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """``agentevals worker`` in a subprocess, loading ``worker_helpers:SCORERS``."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+    """``agentevals worker`` in a subprocess, loading ``scorers`` (from this directory)."""
+    path = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, **(env or {}), "PYTHONPATH": path}
     command = [
         sys.executable, "-m", "agentevals.cli", "worker",
-        "--broker", broker, "--scorers", "worker_helpers:SCORERS", "--sink", str(sink), "--queue", queue,
+        "--broker", broker, "--scorers", scorers, "--sink", str(sink), "--queue", queue,
         "--processes", str(processes), "--threads", str(threads), "--min-backoff", "0.05", *extra,
     ]  # fmt: skip
     return subprocess.Popen(

@@ -1,0 +1,85 @@
+"""Judged scorers on workers: scored through the fake judge, and the judge cap on Redis holds across a
+worker in this process and one in a subprocess."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from worker_helpers import (  # noqa: F401  (fixtures)
+    delete_queue,
+    fake_judge,
+    judged_scorer,
+    make_runs,
+    publish_runs,
+    redis_url,
+    score_rows,
+    start_worker,
+    stop,
+    wait_until,
+)
+
+from agentevals._engine._config import normalize_scorers
+from agentevals._remote._worker import WorkerApp
+from agentevals._remote._worker_setup import WorkerConfig
+from agentevals.testing import FakeJudgeServer
+from agentevals.testing._fake_judge import ChatRequest
+
+
+class _InFlight:
+    """A fake-judge responder that answers after ``latency`` seconds and notes the most requests it
+    had under way at once."""
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+        self.now = self.most = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, request: ChatRequest) -> dict[str, bool]:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(self.latency)
+        with self.lock:
+            self.now -= 1
+        return {"correct": "answer" in request.prompt}
+
+
+@pytest.fixture
+def queue(redis_url: str) -> Iterator[str]:  # noqa: F811
+    name = f"agentevals-test-{uuid.uuid4().hex[:12]}"
+    yield name
+    delete_queue(redis_url, name)
+
+
+def test_the_judge_cap_holds_across_worker_processes(redis_url: str, queue: str, tmp_path: Path) -> None:  # noqa: F811
+    responder = _InFlight(latency=0.1)
+    db = tmp_path / "scores.db"
+    cap = ["--judge-concurrency", "3"]
+    with FakeJudgeServer(responder=responder) as server:
+        config = WorkerConfig(
+            broker=redis_url, scorers="-", sinks=(str(db),), queue=queue, judge_concurrency=3,
+            rate_limit_backend=redis_url,
+        )  # fmt: skip
+        app = WorkerApp(config, normalize_scorers([judged_scorer(fake_judge(server.url))]))
+        here = app.worker(threads=12)
+        here.start()
+        there = start_worker(
+            redis_url, queue, db, *cap, threads=12, scorers="worker_helpers:JUDGED",
+            env={"AGENTEVALS_TEST_JUDGE_URL": server.url},
+        )  # fmt: skip
+        try:
+            runs = make_runs(60)
+            publish_runs(redis_url, queue, runs, ["verdict"])
+            wait_until(lambda: len(score_rows(db)) == 60)
+        finally:
+            here.stop()
+            app.broker.close()
+            output = stop(there)
+    assert responder.most == 3, output  # never more than the cap, and the cap was reached
+    assert {(r[1], r[2]) for r in score_rows(db)} == {("verdict", "scored")}
+    assert app.scorer.counts["messages"] < 60, "the subprocess worker took no message: nothing was shared"
