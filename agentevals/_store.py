@@ -12,6 +12,7 @@ and which of them a scorer version already scored (for re-scoring after the fact
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -22,7 +23,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from agentevals._run import Run
+from pydantic import TypeAdapter
+from pydantic_core import from_json
+
+from agentevals._messages import AgentInput, Message
+from agentevals._run import Run, looks_like_agent_input
 from agentevals.sinks._row import RUN_COLUMNS, RUN_JSON_COLUMNS, TABLE, tables, utc_text
 from agentevals.sinks._sqlite import check_table
 
@@ -61,21 +66,11 @@ class Store:
         self, *, since: datetime | None = None, entity: str | None = None, limit: int | None = None
     ) -> Iterator[Run]:
         """The stored runs, **newest first** (so ``limit=100`` is the last 100 runs): those created at
-        or after ``since`` (an aware datetime; naive means UTC) and of ``entity`` when given."""
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise ValueError(f"limit must be a non-negative integer, got {limit!r}")
-        where, params = [], []
-        if since is not None:
-            where.append(f"created_at >= {self._mark}")
-            moment = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
-            params.append(utc_text(moment) if self.kind == "sqlite" else moment)
-        if entity is not None:
-            where.append(f"entity = {self._mark}")
-            params.append(entity)
-        sql = f"SELECT {', '.join(RUN_COLUMNS)} FROM {self._tables.runs}"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY created_at DESC, run_id"
+        or after ``since`` (an aware datetime; naive means UTC) and of ``entity`` when given. Read in
+        chunks: a large store is never held in memory."""
+        where, params = self._run_filter(since, entity, limit)
+        columns = ", ".join(RUN_COLUMNS)
+        sql = f"SELECT {columns} FROM {self._tables.runs}{where} ORDER BY created_at DESC, run_id"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         text = self.kind == "sqlite"  # SQLite holds JSON as text; psycopg decodes JSONB itself
@@ -87,6 +82,36 @@ class Store:
                     yield run_from_row(dict(zip(RUN_COLUMNS, row, strict=True)), json_as_text=text)
         finally:
             cursor.close()
+
+    def count_runs(
+        self, *, since: datetime | None = None, entity: str | None = None, limit: int | None = None
+    ) -> int:
+        """How many runs :meth:`runs` gives for the same arguments."""
+        where, params = self._run_filter(since, entity, limit)
+        cursor = self._conn.cursor()
+        try:
+            cursor.execute(f"SELECT COUNT(*) FROM {self._tables.runs}{where}", params)
+            found = int(cursor.fetchone()[0])
+        finally:
+            cursor.close()
+        return found if limit is None else min(found, limit)
+
+    def _run_filter(
+        self, since: datetime | None, entity: str | None, limit: int | None
+    ) -> tuple[str, list[Any]]:
+        """The ``WHERE`` clause (empty, or with a leading space) and its parameters."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"limit must be a non-negative integer, got {limit!r}")
+        where: list[str] = []
+        params: list[Any] = []
+        if since is not None:
+            where.append(f"created_at >= {self._mark}")
+            moment = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
+            params.append(utc_text(moment) if self.kind == "sqlite" else moment)
+        if entity is not None:
+            where.append(f"entity = {self._mark}")
+            params.append(entity)
+        return (" WHERE " + " AND ".join(where) if where else ""), params
 
     def scored(self, scorer_id: str, version: str | None) -> set[str]:
         """The ids of the runs that scorer ``scorer_id`` at ``version`` already has a record for (any
@@ -104,16 +129,18 @@ class Store:
         finally:
             cursor.close()
 
-    def sink(self) -> Any:
+    def sink(self, *, replace: bool = False) -> Any:
         """A new sink writing scores to this store (``SQLiteSink`` or ``PostgresSink``, same table); its
-        runs are here already, so it writes no runs rows (``store_runs="none"``)."""
+        runs are here already, so it writes no runs rows (``store_runs="none"``). ``replace``: a record
+        replaces the stored row of its id (else the stored row is kept)."""
+        on_conflict = "replace" if replace else "keep"
         if self.kind == "sqlite":
             from agentevals.sinks import SQLiteSink
 
-            return SQLiteSink(self.address, table=self.table, store_runs="none")
+            return SQLiteSink(self.address, table=self.table, store_runs="none", on_conflict=on_conflict)
         from agentevals.sinks import PostgresSink
 
-        return PostgresSink(self.address, table=self.table, store_runs="none")
+        return PostgresSink(self.address, table=self.table, store_runs="none", on_conflict=on_conflict)
 
     def close(self) -> None:
         self._conn.close()
@@ -205,11 +232,11 @@ def run_from_row(row: dict[str, Any], *, json_as_text: bool) -> Run:
     if json_as_text:
         for name in RUN_JSON_COLUMNS:
             if row[name] is not None:
-                row[name] = json.loads(row[name])
+                row[name] = from_json(row[name])
     return Run(
         run_id=row["run_id"],
-        input=row["input"],
-        output=row["output"],
+        input=_input(row["input"]),
+        output=_output(row["output"]),
         ground_truth=row["ground_truth"],
         request_context=row["request_context"] or {},
         trace_id=row["trace_id"],
@@ -220,6 +247,25 @@ def run_from_row(row: dict[str, Any], *, json_as_text: bool) -> Run:
         duration_ms=row["duration_ms"],
         metadata=row["metadata"] or {},
     )
+
+
+def _input(value: Any) -> Any:
+    # What Run's validator does, in one pydantic call rather than one per message (reading is the
+    # slow part of a re-score).
+    if isinstance(value, dict) and looks_like_agent_input(value):
+        return AgentInput.model_validate(value)
+    return value
+
+
+def _output(value: Any) -> Any:
+    if isinstance(value, list) and value and all(isinstance(m, dict) and "role" in m for m in value):
+        return _messages().validate_python(value)
+    return value
+
+
+@functools.cache
+def _messages() -> TypeAdapter[list[Message]]:
+    return TypeAdapter(list[Message])
 
 
 def _context(value: Any) -> list[str]:

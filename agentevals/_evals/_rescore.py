@@ -8,6 +8,8 @@ store with ``source="rescore"``.
 from __future__ import annotations
 
 import asyncio
+import collections
+import itertools
 import logging
 import os
 import time
@@ -30,6 +32,10 @@ logger = logging.getLogger("agentevals.evals")
 BATCH = 1000
 #: Pairs a worker scores between two yields to the event loop.
 YIELD_EVERY = 32
+#: Runs handed over from the reading thread at a time.
+CHUNK = 250
+#: Batches being written while the scoring goes on.
+WRITES_AHEAD = 2
 
 
 @dataclass(frozen=True)
@@ -77,10 +83,9 @@ async def arescore(
 
     The runs are read newest first: ``since`` (a datetime, or a timedelta before now), ``entity`` and
     ``limit`` (the newest N) select them. A (run, scorer, version) the store already holds is skipped
-    unless ``force``; a forced record has the same id as the stored one (ids derive from run, scorer and
-    version), and the SQL stores keep the row they have (``INSERT OR IGNORE`` / ``ON CONFLICT DO
-    NOTHING``): ``force`` re-runs scorers for other ``sinks`` or a changed scorer under the same version,
-    it does not replace rows. A run that failed (``Run.error``) gets a skipped record (``run_failed``),
+    unless ``force``: then every run is scored again and each record **replaces** the stored row of the
+    same (run, scorer, version) in the store (ids derive from them; ``ON CONFLICT (id) DO UPDATE``), e.g.
+    after changing a scorer that keeps its version. A run that failed (``Run.error``) gets a skipped record (``run_failed``),
     as live scoring does. At most ``concurrency`` scorer calls run at once (a judge retries on its own).
     Setting ``stop`` ends early: records done are stored and the summary says ``interrupted=True``.
 
@@ -97,14 +102,18 @@ async def arescore(
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     moment = datetime.now(UTC) - since if isinstance(since, timedelta) else since
     opened = store if isinstance(store, Store) else await asyncio.to_thread(open_store, store)
-    own_sink = None if sinks is not None else opened.sink()
+    own_sink = None if sinks is not None else opened.sink(replace=force)
     try:
-        runs = await asyncio.to_thread(lambda: list(opened.runs(since=moment, entity=entity, limit=limit)))
+        total = await asyncio.to_thread(opened.count_runs, since=moment, entity=entity, limit=limit)
         done: list[set[str]] = [set() for _ in scorer_list]
         if not force:
             done = [await asyncio.to_thread(opened.scored, s.id, s.version) for s in scorer_list]
         targets = _as_sinks(sinks) if sinks is not None else [own_sink]
-        return await _Rescore(scorer_list, targets, concurrency, progress).run(runs, done, stop)
+        reader = _Reader(opened.runs(since=moment, entity=entity, limit=limit))
+        try:
+            return await _Rescore(scorer_list, targets, concurrency, progress).run(total, reader, done, stop)
+        finally:
+            await reader.close()
     finally:
         if own_sink is not None:
             await own_sink.close()
@@ -160,8 +169,34 @@ def rescore(
         return future.result()
 
 
+class _Reader:
+    """The stored runs, read ``CHUNK`` at a time on a worker thread, one chunk ahead of the scoring (the
+    database's work overlaps it; a large store is never held in memory)."""
+
+    def __init__(self, runs: Iterator[Run]) -> None:
+        self._runs = runs
+        self._next: asyncio.Future[list[Run]] | None = None
+
+    def _read(self) -> list[Run]:
+        return list(itertools.islice(self._runs, CHUNK))
+
+    async def next(self) -> list[Run]:
+        """The next chunk of runs; an empty list at the end."""
+        pending = self._next or asyncio.ensure_future(asyncio.to_thread(self._read))
+        chunk = await asyncio.shield(pending)  # a cancelled worker leaves the read to finish for close()
+        self._next = asyncio.ensure_future(asyncio.to_thread(self._read)) if chunk else None
+        return chunk
+
+    async def close(self) -> None:
+        """Wait for a read under way (the store's connection is closed after this)."""
+        if self._next is not None:
+            await asyncio.gather(self._next, return_exceptions=True)
+        await asyncio.to_thread(getattr(self._runs, "close", lambda: None))
+
+
 class _Rescore:
-    """One re-score: workers take (run, scorer) pairs, records are written in batches."""
+    """One re-score: workers take (run, scorer) pairs as the reader hands the runs over; records are
+    written in batches behind the scoring (at most ``WRITES_AHEAD`` batches in flight)."""
 
     def __init__(self, scorers: list[Scorer], sinks: list[Any], concurrency: int, progress: bool) -> None:
         self.scorers = scorers
@@ -169,56 +204,84 @@ class _Rescore:
         self.concurrency = concurrency
         self.progress = progress
         self.counts = {"scored": 0, "failed": 0, "skipped": 0}
+        self.already = 0
         self.sink_errors = 0
         self.buffer: list[ScoreRecord] = []
         self.writes: list[asyncio.Future[None]] = []
+        self.pairs: collections.deque[tuple[Run, Scorer]] = collections.deque()
+        self.under_way = 0  # pairs taken and not yet scored (cancelled ones stay counted)
+        self.exhausted = False
+        self._refilling = asyncio.Lock()
 
-    async def run(self, runs: list[Run], done: list[set[str]], stop: asyncio.Event | None) -> RescoreSummary:
-        pairs = [
-            (run, s)
-            for run in runs
-            for s, seen in zip(self.scorers, done, strict=True)
-            if run.run_id not in seen
-        ]
-        already = len(runs) * len(self.scorers) - len(pairs)
-        jobs = iter(pairs)
-        with ProgressBar(len(pairs), enabled=self.progress, description="rescoring") as bar:
-            workers = [
-                asyncio.ensure_future(self._work(jobs, bar, stop))
-                for _ in range(min(self.concurrency, len(pairs)))
-            ]
+    async def run(
+        self, total: int, reader: _Reader, done: list[set[str]], stop: asyncio.Event | None
+    ) -> RescoreSummary:
+        self.reader, self.done = reader, done
+        with ProgressBar(total * len(self.scorers), enabled=self.progress, description="rescoring") as bar:
+            self.bar = bar
+            workers = [asyncio.ensure_future(self._work(stop)) for _ in range(min(self.concurrency, total))]
             stopped = await _until_done_or_stopped(workers, stop)
-        interrupted = stopped and sum(self.counts.values()) < len(pairs)  # a stop after the last pair: done
+        interrupted = stopped and not (self.exhausted and not self.pairs and self.under_way == 0)
         await asyncio.gather(*self.writes)
-        await self._flush()  # what was done is kept, also after a stop
+        await self._write(self._take_buffer())  # what was done is kept, also after a stop
         return RescoreSummary(
-            runs=len(runs),
-            already_scored=already,
+            runs=total,
+            already_scored=self.already,
             sink_errors=self.sink_errors,
             interrupted=interrupted,
             **self.counts,
         )
 
-    async def _work(
-        self, jobs: Iterator[tuple[Run, Scorer]], bar: ProgressBar, stop: asyncio.Event | None
-    ) -> None:
-        for n, (run, scorer) in enumerate(jobs):  # one shared iterator: each pair goes to one worker
-            if n % YIELD_EVERY == YIELD_EVERY - 1:
+    async def _refill(self) -> bool:
+        """Pairs from the next chunk of runs; ``False`` when the runs are all read."""
+        async with self._refilling:  # one worker reads; the others wait and find the pairs
+            while not self.pairs and not self.exhausted:
+                chunk = await self.reader.next()
+                self.exhausted = not chunk
+                for run in chunk:
+                    for scorer, seen in zip(self.scorers, self.done, strict=True):
+                        if run.run_id in seen:
+                            self.already += 1
+                            self.bar.advance()
+                        else:
+                            self.pairs.append((run, scorer))
+            return bool(self.pairs)
+
+    async def _work(self, stop: asyncio.Event | None) -> None:
+        n = 0
+        while self.pairs or await self._refill():
+            n += 1
+            if n % YIELD_EVERY == 0:
                 # Code scorers never suspend: yield now and then, so a Ctrl-C (``stop``) gets through.
                 await asyncio.sleep(0)
             if stop is not None and stop.is_set():
                 return
+            if not self.pairs:  # another worker took the last ones while this one yielded
+                continue
+            run, scorer = self.pairs.popleft()
+            self.under_way += 1
             record = await _score(scorer, run)
+            self.under_way -= 1
             self.counts[record.outcome] += 1
-            bar.advance(failed=record.outcome == "failed")
+            self.bar.advance(failed=record.outcome == "failed")
             self.buffer.append(record)
             if len(self.buffer) >= BATCH:
-                # Shielded: a stop cancelling this worker does not abandon a batch half written.
-                self.writes.append(asyncio.ensure_future(self._flush()))
-                await asyncio.shield(self.writes[-1])
+                await self._write_behind()
 
-    async def _flush(self) -> None:
+    async def _write_behind(self) -> None:
+        """Start writing the buffer and go on scoring; wait only when ``WRITES_AHEAD`` batches are in
+        flight (the store is slower than the scorers: memory stays bounded)."""
+        self.writes.append(asyncio.ensure_future(self._write(self._take_buffer())))
+        while len(self.writes) > WRITES_AHEAD:
+            # Shielded: a stop cancelling this worker does not abandon a batch half written.
+            await asyncio.shield(self.writes[0])
+            self.writes = [w for w in self.writes if not w.done()]
+
+    def _take_buffer(self) -> list[ScoreRecord]:
         batch, self.buffer = self.buffer, []
+        return batch
+
+    async def _write(self, batch: list[ScoreRecord]) -> None:
         if not batch:
             return
         for sink in self.sinks:
