@@ -18,12 +18,14 @@ from agentevals.sinks._row import (
     SCHEMA,
     TABLE,
     first_per_run,
+    last_per_id,
+    replace_on_conflict,
     row_json,
     run_row_json,
     sql_row,
     tables,
 )
-from agentevals.sinks._sqlite import StoreRuns, check_store_runs, check_table
+from agentevals.sinks._sqlite import OnConflict, StoreRuns, check_on_conflict, check_store_runs, check_table
 
 if TYPE_CHECKING:
     import psycopg
@@ -46,6 +48,8 @@ class PostgresSink:
     re-sent batch) or holds text PostgreSQL cannot (U+0000, stored as U+FFFD), nothing is written and
     the batch goes again as one ``INSERT ... ON CONFLICT (id) DO NOTHING`` of a JSON array PostgreSQL
     unpacks (also the statement for batches under ``COPY_MIN_ROWS``), so re-sent records add nothing.
+    With ``on_conflict="replace"`` every batch is one ``INSERT ... ON CONFLICT (id) DO UPDATE``: a record
+    replaces the stored row of its id (``rescore(..., force=True)``); runs rows are always kept.
     Needs the extra: ``pip install 'agentevals-core[postgres]'``.
 
     >>> sink = PostgresSink("postgresql://postgres@127.0.0.1:5432/test", table="scores")
@@ -62,11 +66,13 @@ class PostgresSink:
         table: str = TABLE,
         connect_timeout: float = 10.0,
         store_runs: StoreRuns = "sampled",
+        on_conflict: OnConflict = "keep",
     ) -> None:
         self.conninfo = conninfo
         self.table = check_table(table)
         self.runs_table = tables(self.table).runs
         self.store_runs = check_store_runs(store_runs)
+        self.on_conflict = check_on_conflict(on_conflict)
         if not (is_number(connect_timeout) and math.isfinite(connect_timeout) and connect_timeout > 0):
             raise ValueError(
                 "connect_timeout must be a positive, finite number of seconds (e.g. 10.0), "
@@ -76,8 +82,8 @@ class PostgresSink:
         self._conn: psycopg.AsyncConnection[Any] | None = None
         columns = ", ".join(COLUMNS)
         self._copy = f"COPY {self.table} ({columns}) FROM STDIN"
-        self._insert = _insert_sql(self.table, SCHEMA)
-        self._insert_runs = _insert_sql(self.runs_table, RUN_SCHEMA)
+        self._insert = _insert_sql(self.table, SCHEMA, replace=self.on_conflict == "replace")
+        self._insert_runs = _insert_sql(self.runs_table, RUN_SCHEMA, replace=False)
 
     def check(self) -> None:
         """Verify the configuration before any write: psycopg is installed, the server accepts the
@@ -149,7 +155,9 @@ class PostgresSink:
             if self.store_runs == "sampled":  # runs first: a score row never points at a missing run
                 runs = [run_row_json(r) for r in first_per_run(records)]
                 await self._insert_json(conn, self._insert_runs, runs)
-            if len(records) < COPY_MIN_ROWS or not await self._copy_rows(conn, records):
+            if self.on_conflict == "replace":  # COPY cannot update a stored row
+                await self._insert_rows(conn, last_per_id(records))
+            elif len(records) < COPY_MIN_ROWS or not await self._copy_rows(conn, records):
                 await self._insert_rows(conn, records)
         except Exception as err:
             await self._drop_connection()
@@ -270,14 +278,14 @@ def _extract(index: int, kind: str) -> str:
     return f"(r->>{index})::{cast}"
 
 
-def _insert_sql(table: str, schema: tuple[tuple[str, str], ...]) -> str:
-    """``INSERT ... ON CONFLICT DO NOTHING`` of the rows of one JSON array parameter."""
+def _insert_sql(table: str, schema: tuple[tuple[str, str], ...], *, replace: bool) -> str:
+    """``INSERT ... ON CONFLICT DO NOTHING`` of the rows of one JSON array parameter (``replace``:
+    ``ON CONFLICT (id) DO UPDATE``)."""
     columns = ", ".join(name for name, _ in schema)
     values = ", ".join(_extract(i, kind) for i, (_, kind) in enumerate(schema))
-    return (
-        f"INSERT INTO {table} ({columns}) SELECT {values} "
-        "FROM jsonb_array_elements(%s::jsonb) AS r ON CONFLICT DO NOTHING"
-    )
+    conflict = replace_on_conflict(schema) if replace else "ON CONFLICT DO NOTHING"
+    rows = "jsonb_array_elements(%s::jsonb) AS r"
+    return f"INSERT INTO {table} ({columns}) SELECT {values} FROM {rows} {conflict}"
 
 
 def create_table_sql(table: str) -> str:

@@ -18,6 +18,7 @@ from agentevals.sinks._row import (
     SCHEMA,
     TABLE,
     first_per_run,
+    replace_on_conflict,
     row_json,
     run_row_json,
     run_sql_row,
@@ -31,6 +32,10 @@ from agentevals.sinks._thread import Handoff, WorkerThread
 #: written), or none (scores only). Storing runs no scorer sampled needs the engine to hand them over:
 #: not yet.
 StoreRuns = Literal["sampled", "none"]
+#: What a SQL sink does with a score row whose id is stored already (the same run, scorer version and
+#: evaluation): keep the stored row (a re-sent batch adds nothing), or replace it (re-scoring with
+#: ``force``). Runs rows are always kept.
+OnConflict = Literal["keep", "replace"]
 
 # 48 characters at most: PostgreSQL cuts identifiers at 63 bytes, and index names add up to 15.
 TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
@@ -72,6 +77,17 @@ def check_table(table: str) -> str:
     return table
 
 
+def check_on_conflict(on_conflict: str) -> OnConflict:
+    if on_conflict == "keep":
+        return "keep"
+    if on_conflict == "replace":
+        return "replace"
+    raise ValueError(
+        f"on_conflict must be 'keep' (a re-sent record adds nothing) or 'replace' (it replaces the stored "
+        f"row), not {on_conflict!r}"
+    )
+
+
 def check_store_runs(store_runs: str) -> StoreRuns:
     if store_runs == "sampled":
         return "sampled"
@@ -85,7 +101,9 @@ class SQLiteSink:
     a version-1 store migrated in place), and each record's run, once, to the runs table beside it
     (``agentevals_runs``; ``store_runs="none"``: scores only).
 
-    Each batch is one transaction of ``INSERT OR IGNORE`` (runs, then scores). Batches over
+    Each batch is one transaction of ``INSERT OR IGNORE`` (runs, then scores); with
+    ``on_conflict="replace"`` a score row replaces the stored row of the same id (``ON CONFLICT (id) DO
+    UPDATE``: what ``rescore(..., force=True)`` uses). Batches over
     ``ROWS_PER_INSERT`` records go in statements of that many rows, each row passed as one JSON array
     that SQLite unpacks: while one statement runs on a second thread (``sqlite3`` releases the GIL),
     the sink's thread builds the next.
@@ -104,11 +122,13 @@ class SQLiteSink:
         *,
         table: str = TABLE,
         store_runs: StoreRuns = "sampled",
+        on_conflict: OnConflict = "keep",
     ) -> None:
         self.path = Path(path)
         self.table = check_table(table)
         self.runs_table = tables(self.table).runs
         self.store_runs = check_store_runs(store_runs)
+        self.on_conflict = check_on_conflict(on_conflict)
         self._conn: sqlite3.Connection | None = None
         self._worker = WorkerThread(f"agentevals-sink-sqlite-{self.path.name}")
         self._inserter = Handoff(f"agentevals-sink-sqlite-insert-{self.path.name}")
@@ -211,11 +231,11 @@ class SQLiteSink:
 
     @property
     def _scores(self) -> _Table:
-        return _Table(self.table, SCHEMA, row_json, sql_row)
+        return _Table(self.table, SCHEMA, row_json, sql_row, replace=self.on_conflict == "replace")
 
     @property
     def _runs(self) -> _Table:
-        return _Table(self.runs_table, RUN_SCHEMA, run_row_json, run_sql_row)
+        return _Table(self.runs_table, RUN_SCHEMA, run_row_json, run_sql_row, replace=False)
 
     def _statement(self, conn: sqlite3.Connection, records: Sequence[ScoreRecord]) -> Callable[[], object]:
         """The insert of the score rows of ``records``, ready to run: one statement, run by SQLite
@@ -234,13 +254,16 @@ class SQLiteSink:
         rows = [table.json_row(record) for record in records]
         if any("\\u0000" in row for row in rows):  # ->> would cut text at an escaped U+0000
             return self._bind(conn, records, table)
-        return functools.partial(conn.execute, insert_json_sql(table.name, len(rows), table.schema), rows)
+        statement = insert_json_sql(table.name, len(rows), table.schema, replace=table.replace)
+        return functools.partial(conn.execute, statement, rows)
 
     def _bind(
         self, conn: sqlite3.Connection, records: Sequence[ScoreRecord], table: _Table
     ) -> Callable[[], object]:
         rows = [table.sql_row(r) for r in records]
-        return functools.partial(conn.executemany, insert_sql(table.name, table.schema), rows)
+        return functools.partial(
+            conn.executemany, insert_sql(table.name, table.schema, replace=table.replace), rows
+        )
 
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         batch = list(records)
@@ -260,7 +283,7 @@ class SQLiteSink:
 class _Table:
     """A table the sink writes and how a record becomes its row."""
 
-    __slots__ = ("json_row", "name", "schema", "sql_row")
+    __slots__ = ("json_row", "name", "replace", "schema", "sql_row")
 
     def __init__(
         self,
@@ -268,20 +291,26 @@ class _Table:
         schema: tuple[tuple[str, str], ...],
         json_row: Callable[[ScoreRecord], str],
         sql_row: Callable[[ScoreRecord], tuple[Any, ...]],
+        *,
+        replace: bool,
     ) -> None:
         self.name, self.schema, self.json_row, self.sql_row = name, schema, json_row, sql_row
+        self.replace = replace  # a row replaces the stored row of its id (else the stored row is kept)
 
 
 @functools.lru_cache(maxsize=256)
-def insert_json_sql(table: str, rows: int, schema: tuple[tuple[str, str], ...] = SCHEMA) -> str:
-    """``INSERT OR IGNORE`` of ``rows`` rows, each one parameter: its JSON array (:func:`row_json`)."""
+def insert_json_sql(
+    table: str, rows: int, schema: tuple[tuple[str, str], ...] = SCHEMA, *, replace: bool = False
+) -> str:
+    """``INSERT OR IGNORE`` of ``rows`` rows, each one parameter: its JSON array (:func:`row_json`);
+    ``replace``: an upsert on ``id`` instead."""
     values = ", ".join(_unpack_sql(i, kind) for i, (_, kind) in enumerate(schema))
     params = ", ".join(["(?)"] * rows)
     columns = ", ".join(name for name, _ in schema)
-    return (
-        f"INSERT OR IGNORE INTO {table} ({columns}) "
-        f"WITH r(j) AS MATERIALIZED (VALUES {params}) SELECT {values} FROM r"
-    )
+    select = f"WITH r(j) AS MATERIALIZED (VALUES {params}) SELECT {values} FROM r"
+    if replace:  # "WHERE true": SQLite would read ON CONFLICT as a join's ON without it
+        return f"INSERT INTO {table} ({columns}) {select} WHERE true {replace_on_conflict(schema)}"
+    return f"INSERT OR IGNORE INTO {table} ({columns}) {select}"
 
 
 def _unpack_sql(index: int, kind: str) -> str:
@@ -291,7 +320,10 @@ def _unpack_sql(index: int, kind: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def insert_sql(table: str, schema: tuple[tuple[str, str], ...] = SCHEMA) -> str:
-    """``INSERT OR IGNORE`` of one row of ``schema``'s columns."""
+def insert_sql(table: str, schema: tuple[tuple[str, str], ...] = SCHEMA, *, replace: bool = False) -> str:
+    """``INSERT OR IGNORE`` of one row of ``schema``'s columns (``replace``: an upsert on ``id``)."""
     columns = [name for name, _ in schema]
-    return f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+    values = f"({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+    if replace:
+        return f"INSERT INTO {table} {values} {replace_on_conflict(schema)}"
+    return f"INSERT OR IGNORE INTO {table} {values}"

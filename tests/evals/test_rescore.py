@@ -113,9 +113,20 @@ def test_every_stored_run_is_rescored_once(db: Path) -> None:
     assert again == RescoreSummary(runs=6, already_scored=6)
     assert _rows(db, "SELECT COUNT(*) FROM agentevals_scores") == [(12,)]
 
-    forced = rescore(db, _answer_scorer(), force=True, progress=False)  # scored again, rows kept as they are
+    forced = rescore(db, _changed_answer_scorer(), force=True, progress=False)  # the rows are replaced
     assert (forced.scored, forced.skipped, forced.already_scored) == (5, 1, 0)
     assert _rows(db, "SELECT COUNT(*) FROM agentevals_scores") == [(12,)]
+    assert _rows(db, "SELECT DISTINCT score, reason FROM agentevals_scores WHERE outcome = 'scored' "
+                 "AND scorer_id = 'answer'") == [(0.25, "changed")]  # fmt: skip
+
+
+def _changed_answer_scorer() -> Scorer:
+    """The answer scorer, edited without a new version: its records have the ids of the stored ones."""
+    return (
+        create_scorer(id="answer", version="1")
+        .generate_score(lambda **_: 0.25)
+        .generate_reason(lambda **_: "changed")
+    )
 
 
 def test_a_new_scorer_version_is_scored_again(db: Path) -> None:
@@ -253,8 +264,19 @@ async def test_rescore_a_postgres_store(pg: tuple[str, str]) -> None:
         assert again == RescoreSummary(runs=6, already_scored=6)
         billing = create_scorer(id="billing_only").generate_score(lambda **_: 1.0)
         assert (await arescore(store, [billing], entity="billing", limit=1, progress=False)).runs == 1
+        forced = await arescore(store, [_changed_answer_scorer()], force=True, progress=False)
+        assert (forced.scored, forced.skipped) == (5, 1)
     finally:
         store.close()
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(url) as conn:  # the forced records replaced the rows
+        cursor = await conn.execute(
+            f"SELECT outcome, score, reason, COUNT(*) FROM {table} WHERE scorer_id = 'answer' "
+            "GROUP BY outcome, score, reason ORDER BY outcome"
+        )
+        failed = "the run failed (boom); re-scoring scores only runs that succeeded"
+        assert await cursor.fetchall() == [("scored", 0.25, "changed", 5), ("skipped", None, failed, 1)]
     with pytest.raises(ValueError, match="no table"):
         open_store(url, table="agentevals_absent_table")
 
