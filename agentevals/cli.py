@@ -51,7 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentevals", description="Evaluate LLM agents and chains.")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,eval,report,replay,rescore,worker}")
+    sub = parser.add_subparsers(
+        dest="command", metavar="{demo,eval,report,replay,rescore,export,worker,view}"
+    )
 
     demo = sub.add_parser("demo", help="run the LangChain demo (needs agentevals-langchain)", add_help=False)
     demo.add_argument("rest", nargs=argparse.REMAINDER)
@@ -84,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--table", default="agentevals_scores")
     rep.add_argument("--worst", type=int, default=10, metavar="N", help="list the N lowest scores (0: none)")
     rep.add_argument("--json", action="store_true")
+    rep.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     rep.set_defaults(handler=_report)
 
     rp = sub.add_parser("replay", help="re-send a dead-letter file to the SQLite store")
@@ -104,11 +107,27 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument("--no-progress", action="store_true")
     rs.set_defaults(handler=_rescore)
 
+    ex = sub.add_parser("export", help="write stored score records as CSV or JSON Lines")
+    ex.add_argument("--db", required=True, help="a SQLite file or a postgresql:// URL")
+    ex.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+    ex.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
+    ex.add_argument("--scorer", metavar="ID", help="only the records of this scorer id")
+    ex.add_argument("--entity", help="only the records of this agent or chain")
+    ex.add_argument("--table", default="agentevals_scores")
+    ex.add_argument("--output", metavar="FILE", help="write to FILE (default: stdout)")
+    ex.set_defaults(handler=_export)
+
     from agentevals._remote._worker_cli import add_worker_arguments
 
     wk = sub.add_parser("worker", help="score the runs agents publish to RabbitMQ or Redis (Dramatiq)")
     add_worker_arguments(wk)
     wk.set_defaults(handler=_worker)
+
+    from agentevals._view._cli import add_view_arguments
+
+    vw = sub.add_parser("view", help="browse a store's scores in a local web app (read-only)")
+    add_view_arguments(vw)
+    vw.set_defaults(handler=_view)
     return parser
 
 
@@ -338,6 +357,27 @@ def _report(args: argparse.Namespace) -> int:
         from agentevals._evals._render import render_report
 
         render_report(report, _console())
+    if args.html:
+        _write_html(args)
+    return 0
+
+
+def _write_html(args: argparse.Namespace, eval_id: str | None = None) -> None:
+    from agentevals._view._cli import report_html
+
+    try:
+        print(f"HTML report written to {report_html(args, eval_id=eval_id)}", file=sys.stderr)
+    except (ValueError, ImportError, OSError) as err:
+        raise UsageError(f"--html: {err}") from err
+
+
+def _view(args: argparse.Namespace) -> int:
+    from agentevals._view._cli import view
+
+    try:
+        view(args)
+    except (ValueError, ImportError) as err:
+        raise UsageError(str(err)) from err
     return 0
 
 
@@ -352,6 +392,35 @@ def _replay(args: argparse.Namespace) -> int:
     finally:
         _close(sink)
     print(f"replayed {delivered} records into {args.db}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from agentevals._evals._export import export
+    from agentevals._evals._report import parse_since
+    from agentevals._store import open_store
+
+    try:
+        since = parse_since(args.since) if args.since else None
+        store = open_store(args.db, table=args.table)
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    try:
+        if args.output is None:
+            count = export(
+                store, sys.stdout, format=args.format, since=since, scorer=args.scorer, entity=args.entity
+            )
+        else:
+            try:
+                with open(args.output, "w", encoding="utf-8", newline="") as out:
+                    count = export(
+                        store, out, format=args.format, since=since, scorer=args.scorer, entity=args.entity
+                    )
+            except OSError as err:
+                raise UsageError(f"--output: {err}") from err
+            print(f"exported {count} records to {args.output}", file=sys.stderr)
+    finally:
+        store.close()
     return 0
 
 

@@ -1,0 +1,1 @@
+"""``agentevals view`` (a local read-only web app over a store) and ``agentevals report --html``."""

@@ -1,0 +1,243 @@
+"""``agentevals view``: a read-only Starlette app over a store (GET routes only) and its server.
+
+>>> import tempfile, pathlib
+>>> from agentevals.sinks import SQLiteSink
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.db"
+>>> SQLiteSink(path).check()
+>>> from starlette.testclient import TestClient
+>>> TestClient(create_app(path)).get("/").status_code
+200
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from typing import Any
+
+from agentevals._view import _pages
+from agentevals._view._queries import BUCKETS, Bucket, Filters, Reader
+from agentevals._view._render import STATIC, render
+
+HOST = "127.0.0.1"
+PORT = 8765
+
+
+class BadRequest(ValueError):
+    """A query parameter that cannot be used: shown to the user with status 400."""
+
+
+def create_app(
+    address: str | os.PathLike[str],
+    *,
+    table: str = "agentevals_scores",
+    settings: _pages.Settings | None = None,
+) -> Any:
+    """The app over the store at ``address`` (a SQLite file or ``postgresql://`` URL). Raises
+    ``ValueError`` when there is no store there."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    reader = Reader(address, table=table)
+    config = settings or _pages.Settings()
+    cache = _pages.Cache()
+
+    def page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
+        return HTMLResponse(
+            render(template, store=reader.display, path=request.url.path, **context),
+            status_code=status,
+            headers={"Content-Security-Policy": _CSP, "X-Content-Type-Options": "nosniff"},
+        )
+
+    def guarded(view: Any) -> Any:
+        def endpoint(request: Request) -> Response:
+            try:
+                result: Response = view(request)
+                return result
+            except BadRequest as err:
+                return page(request, "error.html", 400, title="Bad request", message=str(err), charts={})
+
+        return endpoint
+
+    def choices(q: Any) -> dict[str, Any]:
+        return cache.get(
+            ("choices",),
+            reader.fingerprint(),
+            lambda: {
+                "entities": q.distinct("entity"),
+                "scorers": q.distinct("scorer_id"),
+                "evals": q.distinct("eval_id"),
+                "range": q.time_range(),
+            },
+        )
+
+    def overview(request: Request) -> Response:
+        f = _filters(request.query_params, until=False)
+        with reader.session() as q:
+            data = cache.get(
+                ("overview", f, config.key()),
+                reader.fingerprint(),
+                lambda: _pages.overview(reader, q, f, config),
+            )
+            opts = choices(q)
+        return page(
+            request,
+            "overview.html",
+            title="Overview",
+            data=data,
+            charts=data["charts"],
+            query=dict(request.query_params),
+            choices=opts,
+        )
+
+    def scorer(request: Request) -> Response:
+        scorer_id = request.path_params["scorer_id"]
+        f = _filters(request.query_params)
+        bucket = _bucket(request.query_params.get("bucket", "day"))
+        with reader.session() as q:
+            data = cache.get(
+                ("scorer", scorer_id, f, bucket, config.key()),
+                reader.fingerprint(),
+                lambda: _pages.scorer(q, scorer_id, f, bucket, config),
+            )
+            opts = choices(q)
+        return page(
+            request,
+            "scorer.html",
+            title=scorer_id,
+            data=data,
+            charts=data["charts"],
+            query=dict(request.query_params),
+            choices=opts,
+            buckets=BUCKETS,
+            bucket=bucket,
+        )
+
+    def runs(request: Request) -> Response:
+        params = request.query_params
+        f = _filters(params)
+        outcome = params.get("outcome") or None
+        if outcome not in (None, "scored", "failed", "skipped"):
+            raise BadRequest(f"outcome {outcome!r}: expected scored, failed or skipped")
+        narrow = {
+            "scorer": params.get("scorer") or None,
+            "outcome": outcome,
+            "low": _number(params, "min"),
+            "high": _number(params, "max"),
+        }
+        page_no = int(_number(params, "page") or 0)
+        with reader.session() as q:
+            data = _pages.runs(q, f, page_no, **narrow)
+            opts = choices(q)
+        query = {k: v for k, v in params.items() if k != "page" and v}
+        return page(request, "runs.html", title="Runs", data=data, query=query, choices=opts, charts={})
+
+    def run(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        with reader.session() as q:
+            data = _pages.run(q, run_id)
+        if data is None:
+            return page(
+                request,
+                "error.html",
+                404,
+                title="Not found",
+                message=f"no run {run_id!r} in this store",
+                charts={},
+            )
+        return page(request, "run.html", title=f"Run {run_id}", data=data, charts={})
+
+    def compare(request: Request) -> Response:
+        params = request.query_params
+        a, b = _side(params, "a"), _side(params, "b")
+        with reader.session() as q:
+            opts = choices(q)
+            data = None if a is None or b is None else _pages.compare(q, a, b)
+        return page(
+            request,
+            "compare.html",
+            title="Compare",
+            data=data,
+            query=dict(params),
+            choices=opts,
+            charts={} if data is None else {"compare": data["chart"]},
+        )
+
+    routes = [
+        Route("/", guarded(overview)),
+        Route("/scorers/{scorer_id:path}", guarded(scorer)),
+        Route("/runs", guarded(runs)),
+        Route("/runs/{run_id:path}", guarded(run)),
+        Route("/compare", guarded(compare)),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.display = reader.display
+    return app
+
+
+#: Scripts and styles from this app only (the JSON data elements are not executed).
+_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'"
+
+
+def _moment(value: str | None, name: str) -> datetime | None:
+    from agentevals._evals._report import parse_since
+
+    if not value:
+        return None
+    try:
+        return parse_since(value)
+    except ValueError:
+        raise BadRequest(
+            f"{name} {value!r}: expected a duration like 7d or 24h, or a date like 2026-01-31"
+        ) from None
+
+
+def _filters(params: Any, prefix: str = "", *, until: bool = True) -> Filters:
+    return Filters(
+        since=_moment(params.get(f"{prefix}since"), f"{prefix}since"),
+        until=_moment(params.get(f"{prefix}until"), f"{prefix}until") if until else None,
+        entity=params.get(f"{prefix}entity") or None,
+        eval_id=params.get(f"{prefix}eval") or None,
+    )
+
+
+def _side(params: Any, prefix: str) -> Filters | None:
+    f = _filters(params, f"{prefix}_")
+    return None if f == Filters() else f
+
+
+def _bucket(value: str) -> Bucket:
+    for bucket in BUCKETS:
+        if value == bucket:
+            return bucket
+    raise BadRequest(f"bucket {value!r}: expected one of {', '.join(BUCKETS)}")
+
+
+def _number(params: Any, name: str) -> float | None:
+    value = params.get(name)
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise BadRequest(f"{name} {value!r}: expected a number") from None
+
+
+def serve(
+    address: str,
+    *,
+    host: str = HOST,
+    port: int = PORT,
+    table: str = "agentevals_scores",
+    settings: _pages.Settings | None = None,
+) -> None:
+    """Serve the app until interrupted (Ctrl-C)."""
+    import uvicorn
+
+    app = create_app(address, table=table, settings=settings)
+    print(f"agentevals view: {app.state.display} on http://{host}:{port}/ (Ctrl-C to stop)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,89 @@
+"""The ``agentevals view`` command line and ``report --html`` (imported by ``agentevals.cli`` only
+when one of them runs, so the web stack loads lazily)."""
+
+from __future__ import annotations
+
+import argparse
+
+from agentevals._view._app import HOST, PORT
+
+_EXTRA = "agentevals view needs the view extra: pip install 'agentevals-core[view]'"
+
+
+def add_view_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default="agentevals.db", help="a SQLite file or a postgresql:// URL")
+    parser.add_argument("--host", default=HOST, help=f"address to listen on ({HOST}: this machine only)")
+    parser.add_argument("--port", type=int, default=PORT)
+    parser.add_argument("--table", default="agentevals_scores")
+    add_threshold_argument(parser)
+
+
+def add_threshold_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pass-threshold",
+        action="append",
+        default=[],
+        metavar="[SCORER=]MIN",
+        help="score a record must reach to pass (default 0.5); SCORER=MIN for one scorer; repeatable",
+    )
+
+
+def settings(values: list[str]) -> object:
+    """The pass thresholds of ``--pass-threshold`` values; raises ``ValueError`` saying what is wrong."""
+    from agentevals._view._pages import DEFAULT_THRESHOLD, Settings
+
+    default, per_scorer = DEFAULT_THRESHOLD, {}
+    for value in values:
+        name, _, number = value.rpartition("=")
+        try:
+            threshold = float(number)
+        except ValueError:
+            raise ValueError(
+                f"--pass-threshold {value!r}: expected MIN or SCORER=MIN, e.g. exact_match=0.8"
+            ) from None
+        if name:
+            per_scorer[name] = threshold
+        else:
+            default = threshold
+    return Settings(per_scorer, default)
+
+
+def view(args: argparse.Namespace) -> None:
+    """Serve ``agentevals view``; raises ``ValueError`` for a bad store or option, ``ImportError``
+    with the install hint when the view extra is missing."""
+    _require_extra()
+    from agentevals._view._app import serve
+
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port {args.port}: expected 1 to 65535")
+    serve(args.db, host=args.host, port=args.port, table=args.table, settings=settings(args.pass_threshold))  # type: ignore[arg-type]
+
+
+def report_html(args: argparse.Namespace, *, eval_id: str | None = None) -> str:
+    """Write ``args.html`` (the report of ``args.db`` under its --since/--source) and return its path."""
+    _require_extra()
+    from agentevals._evals._report import parse_since
+    from agentevals._view._queries import Filters
+    from agentevals._view._report_html import write_report
+
+    since = getattr(args, "since", None)
+    filters = Filters(
+        since=parse_since(since) if since else None, source=getattr(args, "source", None), eval_id=eval_id
+    )
+    path = write_report(
+        args.db,
+        args.html,
+        filters=filters,
+        table=getattr(args, "table", "agentevals_scores"),
+        settings=settings(getattr(args, "pass_threshold", [])),  # type: ignore[arg-type]
+    )
+    return str(path)
+
+
+def _require_extra() -> None:
+    try:
+        import jinja2  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as err:
+        raise ImportError(f"{_EXTRA} ({err})") from err

@@ -1,0 +1,323 @@
+"""What each page shows, as plain data for its template (and for the charts, as JSON-ready dicts).
+
+The overview's coverage comes from :func:`agentevals._evals._report.build_report` (what ``agentevals
+report`` prints); everything else from :mod:`agentevals._view._queries`. Computed pages are cached
+per store fingerprint: an unchanged store is not scanned again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, OrderedDict, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from agentevals._view import _stats
+from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session
+from agentevals._view._transcript import context, loads, pretty, transcript
+
+T = TypeVar("T")
+#: The threshold a score must reach to pass when none is given for its scorer (``--threshold``).
+DEFAULT_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How scores are judged: per-scorer pass thresholds (others use ``default``)."""
+
+    thresholds: dict[str, float] = field(default_factory=dict)
+    default: float = DEFAULT_THRESHOLD
+
+    def key(self) -> tuple[Any, ...]:
+        """A hashable form (for cache keys)."""
+        return (tuple(sorted(self.thresholds.items())), self.default)
+
+    def threshold(self, scorer_id: str) -> float:
+        return self.thresholds.get(scorer_id, self.default)
+
+
+class Cache:
+    """Computed pages keyed by their arguments, dropped when the store's fingerprint changes."""
+
+    def __init__(self, size: int = 64) -> None:
+        self._items: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, fingerprint: Any, compute: Callable[[], T]) -> T:
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and hit[0] == fingerprint:
+                self._items.move_to_end(key)
+                value: T = hit[1]
+                return value
+        value = compute()
+        with self._lock:
+            self._items[key] = (fingerprint, value)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+
+def epoch(bucket: str) -> int:
+    """Seconds since 1970 of a bucket label (``2026-01-02`` or ``2026-01-02T03:00``), UTC."""
+    return int(datetime.fromisoformat(bucket).replace(tzinfo=UTC).timestamp())
+
+
+def _summary(bins: list[tuple[float, int]], passed: int) -> dict[str, Any]:
+    n = sum(count for _, count in bins)
+    return {
+        "scored": n,
+        "mean": _stats.mean(bins),
+        "p10": _stats.percentile(bins, 0.1),
+        "p50": _stats.percentile(bins, 0.5),
+        "pass_rate": passed / n if n else None,
+    }
+
+
+def overview(reader: Reader, q: Session, f: Filters, settings: Settings) -> dict[str, Any]:
+    """Per scorer: volume by outcome, mean, p10/p50, pass rate, errors by type, a daily-mean sparkline,
+    its coverage of the stored runs; and the worst scores."""
+    from agentevals._evals._report import build_report
+
+    report = build_report(reader.address, since=f.since, table=reader.tables.scores, worst=0)
+    bins: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    outcomes: dict[str, Counter[str]] = defaultdict(Counter)
+    errors: dict[str, Counter[str]] = defaultdict(Counter)
+    passed: Counter[str] = Counter()
+    for scorer_id, outcome, error_type, value, n, ok in q.bins(f, settings.thresholds, settings.default):
+        outcomes[scorer_id][outcome] += n
+        if outcome == "failed":
+            errors[scorer_id][error_type or "error"] += n
+        if value is not None:
+            bins[scorer_id].append((value, n))
+            passed[scorer_id] += ok
+    cost = {g.key["scorer_id"]: (g.cost_usd, g.tokens) for g in report.by_scorer}
+    coverage = {c.scorer_id: c for c in report.coverage}
+    sparklines = _daily_means(q, f, report) if f.entity else _report_daily(report)
+    scorers = []
+    for scorer_id in sorted(outcomes):
+        cov = coverage.get(scorer_id)
+        scorers.append(
+            {
+                "id": scorer_id,
+                "count": sum(outcomes[scorer_id].values()),
+                "outcomes": dict(outcomes[scorer_id]),
+                "errors": errors[scorer_id].most_common(),
+                "threshold": settings.threshold(scorer_id),
+                "cost_usd": cost.get(scorer_id, (None, 0))[0],
+                "tokens": cost.get(scorer_id, (None, 0))[1],
+                "coverage": None
+                if cov is None
+                else {"runs": cov.runs, "store_runs": cov.store_runs, "share": cov.share},
+                "skip_reasons": {} if cov is None else cov.skip_reasons,
+                **_summary(bins[scorer_id], passed[scorer_id]),
+            }
+        )
+    return {
+        "scorers": scorers,
+        "charts": {f"spark-{s}": sparklines.get(s, {"x": [], "y": []}) for s in outcomes},
+        "store_runs": report.runs,
+        "worst": runs(q, f, 0, outcome="scored")["rows"][:10],
+        "entity_note": bool(f.entity),
+    }
+
+
+def _report_daily(report: Any) -> dict[str, dict[str, list[Any]]]:
+    out: dict[str, dict[str, list[Any]]] = defaultdict(lambda: {"x": [], "y": []})
+    for group in report.by_day:
+        if group.key["day"] is None or group.mean is None:
+            continue
+        line = out[str(group.key["scorer_id"])]
+        line["x"].append(epoch(str(group.key["day"])))
+        line["y"].append(round(group.mean, 4))
+    return dict(out)
+
+
+def _daily_means(q: Session, f: Filters, report: Any) -> dict[str, dict[str, list[Any]]]:
+    out: dict[str, dict[str, list[Any]]] = {}
+    for scorer_id in sorted({str(g.key["scorer_id"]) for g in report.by_scorer}):
+        points = _buckets(q.series(scorer_id, f, "day"))
+        out[scorer_id] = {"x": [p["x"] for p in points], "y": [p["mean"] for p in points]}
+    return out
+
+
+def _buckets(rows: list[tuple[str, float | None, int, float | None, int]]) -> list[dict[str, Any]]:
+    """Per time bucket: score count, mean, p10/p50/p90, judge cost and tokens."""
+    grouped: dict[str, dict[str, Any]] = {}
+    for key, value, n, cost, tokens in rows:
+        b = grouped.setdefault(key, {"bins": [], "rows": 0, "cost": None, "tokens": 0})
+        b["rows"] += n
+        b["tokens"] += tokens
+        if cost is not None:
+            b["cost"] = (b["cost"] or 0.0) + cost
+        if value is not None:
+            b["bins"].append((value, n))
+    points = []
+    for key in sorted(grouped):
+        b = grouped[key]
+        mean = _stats.mean(b["bins"])
+        points.append(
+            {
+                "x": epoch(key),
+                "label": key,
+                "rows": b["rows"],
+                "mean": None if mean is None else round(mean, 4),
+                "p10": _stats.percentile(b["bins"], 0.1),
+                "p50": _stats.percentile(b["bins"], 0.5),
+                "p90": _stats.percentile(b["bins"], 0.9),
+                "cost": b["cost"],
+                "tokens": b["tokens"],
+            }
+        )
+    return points
+
+
+def scorer(q: Session, scorer_id: str, f: Filters, bucket: Bucket, settings: Settings) -> dict[str, Any]:
+    """One scorer: score over time with a p10-p90 band, histogram, breakdowns, failures, judge cost."""
+    threshold = settings.threshold(scorer_id)
+    bins: list[tuple[float, int]] = []
+    outcomes: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    passed = 0
+    for _, outcome, error_type, value, n, ok in q.bins(f, {scorer_id: threshold}, threshold, scorer_id):
+        outcomes[outcome] += n
+        if outcome == "failed":
+            errors[error_type or "error"] += n
+        if value is not None:
+            bins.append((value, n))
+            passed += ok
+    points = _buckets(q.series(scorer_id, f, bucket))
+    edges, counts = _stats.histogram(bins)
+    return {
+        "id": scorer_id,
+        "threshold": threshold,
+        "outcomes": dict(outcomes),
+        "errors": errors.most_common(),
+        "summary": _summary(bins, passed),
+        "points": points,
+        "charts": {
+            "trend": {
+                "x": [p["x"] for p in points],
+                "mean": [p["mean"] for p in points],
+                "p10": [p["p10"] for p in points],
+                "p50": [p["p50"] for p in points],
+                "p90": [p["p90"] for p in points],
+            },
+            "histogram": {"x": edges, "y": counts},
+            "cost": {
+                "x": [p["x"] for p in points],
+                "cost": [p["cost"] for p in points],
+                "tokens": [p["tokens"] for p in points],
+            },
+        },
+        "breakdowns": {
+            "agent or chain": q.breakdown(scorer_id, f, "entity"),
+            "agent model": q.breakdown(scorer_id, f, "models"),
+            "scorer version": q.breakdown(scorer_id, f, "scorer_version"),
+        },
+    }
+
+
+def runs(q: Session, f: Filters, page: int, **narrow: Any) -> dict[str, Any]:
+    """One page of score rows, worst first, with the start of each run's input."""
+    rows = q.score_rows(f, page=page, **narrow)
+    for row in rows:
+        row["input"] = _input_text(row["input"])
+    return {"rows": rows[:PAGE_SIZE], "page": page, "more": len(rows) > PAGE_SIZE}
+
+
+def _input_text(stored: Any, limit: int = 160) -> str:
+    entries = transcript({"input": stored})
+    users = [e.content for e in entries if e.role in ("user", "human")] or [e.content for e in entries]
+    text = " ".join((users[-1] if users else "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_STEPS = ("preprocess", "analyze", "generate_score", "generate_reason")
+
+
+def run(q: Session, run_id: str) -> dict[str, Any] | None:
+    """A run's transcript, context and every score record of it (steps, prompts, judge usage)."""
+    row = q.run(run_id)
+    scores = q.run_scores(run_id)
+    if row is None and not scores:
+        return None
+    records = []
+    for s in scores:
+        steps = []
+        for step in _STEPS:
+            prompt = s.get(f"{step}_prompt")
+            result = s.get(f"{step}_step_result")
+            if prompt is not None or result is not None:
+                steps.append({"name": step, "prompt": prompt, "result": pretty(result) or None})
+        records.append(
+            {**s, "steps": steps, "created_at": _text(s["created_at"]), "metadata": pretty(s["metadata"])}
+        )
+    info = (
+        {} if row is None else {k: row[k] for k in ("entity", "source", "eval_id", "trace_id", "thread_id")}
+    )
+    if row is not None:
+        info.update(
+            models=", ".join(loads(row["models"]) or []),
+            created_at=_text(row["created_at"]),
+            duration_ms=row["duration_ms"],
+            tokens=(row["input_tokens"], row["output_tokens"]),
+            cost_usd=row["cost_usd"],
+            error=row["error"],
+        )
+    return {
+        "run_id": run_id,
+        "stored": row is not None,
+        "info": info,
+        "messages": [] if row is None else transcript(row),
+        "context": [] if row is None else context(row),
+        "ground_truth": None if row is None else pretty(row["ground_truth"]) or None,
+        "records": records,
+    }
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    return None if value is None else str(value)
+
+
+def compare(q: Session, a: Filters, b: Filters, limit: int = 20) -> dict[str, Any]:
+    """Per scorer: each side's mean, the delta with Welch's t hint; the items that regressed most."""
+    side_a = {s: (n, t, sq) for s, n, t, sq in q.moments(a)}
+    side_b = {s: (n, t, sq) for s, n, t, sq in q.moments(b)}
+    empty: tuple[int, float | None, float | None] = (0, None, None)
+    pairs = [
+        (s, _stats.compare(side_a.get(s, empty), side_b.get(s, empty)))
+        for s in sorted(side_a.keys() | side_b.keys())
+    ]
+    deltas = [{"scorer_id": s, "delta": d} for s, d in pairs]
+    items_a, items_b = q.item_means(a), q.item_means(b)
+    changed = []
+    for key in items_a.keys() & items_b.keys():
+        (mean_a, run_a), (mean_b, run_b) = items_a[key], items_b[key]
+        if mean_b < mean_a:
+            changed.append(
+                {
+                    "scorer_id": key[0],
+                    "input": _input_text(key[1]),
+                    "a": mean_a,
+                    "b": mean_b,
+                    "delta": mean_b - mean_a,
+                    "run_a": run_a,
+                    "run_b": run_b,
+                }
+            )
+    changed.sort(key=lambda item: (item["delta"], item["scorer_id"], item["input"]))
+    return {
+        "deltas": deltas,
+        "regressed": changed[:limit],
+        "chart": {
+            "labels": [s for s, _ in pairs],
+            "a": [d.mean_a for _, d in pairs],
+            "b": [d.mean_b for _, d in pairs],
+        },
+    }

@@ -1,0 +1,315 @@
+"""The SQL behind ``agentevals view``: read-only, parameterised queries over a version-2 store (SQLite
+file or PostgreSQL URL), written once with ``?`` placeholders; :class:`_Dialect` holds the few
+expressions that differ. Scores are grouped into bins (``ROUND(score, 3)``) so that percentiles and
+histograms come from a few thousand grouped rows instead of every score.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from agentevals._store import display_address, open_store
+from agentevals.sinks._row import TABLE, Tables, tables, utc_text
+
+Bucket = Literal["hour", "day", "week"]
+BUCKETS: tuple[Bucket, ...] = ("hour", "day", "week")
+#: Rows per page of the runs list.
+PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class _Dialect:
+    mark: str
+    bin: str
+    buckets: dict[str, str]
+
+    def sql(self, text: str) -> str:
+        return text if self.mark == "?" else text.replace("%", "%%").replace("?", self.mark)
+
+
+_SQLITE = _Dialect(
+    "?",
+    "ROUND(score, 3)",
+    {
+        "hour": "substr(created_at, 1, 13) || ':00'",
+        "day": "substr(created_at, 1, 10)",
+        "week": "date(substr(created_at, 1, 10), 'weekday 0', '-6 days')",
+    },
+)
+_POSTGRES = _Dialect(
+    "%s",
+    "ROUND(score::numeric, 3)::float8",
+    {
+        "hour": "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24\":00\"')",
+        "day": "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+        "week": "to_char(date_trunc('week', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')",
+    },
+)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the pages narrow the scores to: a time range (aware datetimes) and an agent/chain."""
+
+    since: datetime | None = None
+    until: datetime | None = None
+    entity: str | None = None
+    eval_id: str | None = None
+    source: str | None = None
+
+
+class Reader:
+    """A store opened for the viewer: checked (and a version-1 store migrated) once through
+    :func:`open_store`, then read on short connections of its own, one per request."""
+
+    def __init__(self, address: str | os.PathLike[str], *, table: str = TABLE) -> None:
+        with open_store(address, table=table) as store:
+            self.kind = store.kind
+        self.address = str(address)
+        self.display = display_address(address)
+        self.tables: Tables = tables(table)
+        self.dialect = _SQLITE if self.kind == "sqlite" else _POSTGRES
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A read-only connection, closed on leaving the block."""
+        if self.kind == "sqlite":
+            uri = Path(self.address).resolve().as_uri() + "?mode=ro"
+            conn: Any = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        else:
+            import psycopg
+
+            conn = psycopg.connect(self.address, autocommit=True, connect_timeout=10)
+        try:
+            yield Session(self, conn)
+        finally:
+            conn.close()
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        """Changes whenever the store may have changed (caches of computed pages key on it)."""
+        if self.kind == "sqlite":
+            files = [Path(self.address), Path(self.address + "-wal")]
+            return tuple((f.stat().st_mtime_ns, f.stat().st_size) if f.exists() else None for f in files)
+        with self.session() as q:
+            return tuple(
+                q.rows(f"SELECT COUNT(*), MAX(created_at) FROM {self.tables.scores}")[0]
+                + q.rows(f"SELECT COUNT(*), MAX(created_at) FROM {self.tables.runs}")[0]
+            )
+
+
+class Session:
+    """One connection to the store: the queries of the pages."""
+
+    def __init__(self, reader: Reader, conn: Any) -> None:
+        self.reader, self.conn = reader, conn
+        self.d = reader.dialect
+        self.scores, self.runs = reader.tables.scores, reader.tables.runs
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self.conn.cursor()
+        try:
+            cursor.execute(self.d.sql(sql), list(params))
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
+
+    def moment(self, value: datetime) -> Any:
+        """A timestamp parameter: ISO text for SQLite (text order is time order), else a datetime."""
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return utc_text(aware) if self.reader.kind == "sqlite" else aware
+
+    def where(self, f: Filters, alias: str = "", extra: Sequence[str] = ()) -> tuple[str, list[Any]]:
+        clauses, params = list(extra), []
+        if f.since is not None:
+            clauses.append(f"{alias}created_at >= ?")
+            params.append(self.moment(f.since))
+        if f.until is not None:
+            clauses.append(f"{alias}created_at < ?")
+            params.append(self.moment(f.until))
+        if f.entity is not None:
+            clauses.append(f"{alias}entity = ?")
+            params.append(f.entity)
+        for column, value in (("eval_id", f.eval_id), ("source", f.source)):
+            if value is not None:
+                clauses.append(f"{alias}{column} = ?")
+                params.append(value)
+        return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+    # -- choices for the filter forms ----------------------------------------------------------------
+
+    def distinct(self, column: Literal["entity", "scorer_id", "eval_id"], limit: int = 200) -> list[str]:
+        rows = self.rows(
+            f"SELECT {column} FROM {self.scores} WHERE {column} IS NOT NULL GROUP BY {column} "
+            f"ORDER BY {column} LIMIT {int(limit)}"
+        )
+        return [str(row[0]) for row in rows]
+
+    def latest_evals(self, limit: int = 2) -> list[str]:
+        """The ids of the most recent evaluations, newest first."""
+        rows = self.rows(
+            f"SELECT eval_id FROM {self.scores} WHERE eval_id IS NOT NULL GROUP BY eval_id "
+            f"ORDER BY MAX(created_at) DESC LIMIT {int(limit)}"
+        )
+        return [str(row[0]) for row in rows]
+
+    def time_range(self) -> tuple[str | None, str | None]:
+        low, high = self.rows(f"SELECT MIN(created_at), MAX(created_at) FROM {self.scores}")[0]
+        return _text(low), _text(high)
+
+    # -- distributions -------------------------------------------------------------------------------
+
+    def bins(
+        self, f: Filters, thresholds: dict[str, float], default: float, scorer: str | None = None
+    ) -> list[tuple[str, str, str | None, float | None, int, int]]:
+        """``(scorer_id, outcome, error_type, bin, count, passed)``: scores per scorer and outcome,
+        binned; ``passed`` counts the scores at or above the scorer's threshold (exact, not binned)."""
+        cases = " ".join("WHEN ? THEN ?" for _ in thresholds)
+        threshold = f"CASE scorer_id {cases} ELSE ? END" if thresholds else "?"
+        case_params: list[Any] = [v for pair in thresholds.items() for v in pair] + [default]
+        where, params = self.where(f, extra=["scorer_id = ?"] if scorer else [])
+        rows = self.rows(
+            f"SELECT scorer_id, outcome, error_type, {self.d.bin}, COUNT(*), "
+            f"SUM(CASE WHEN score >= {threshold} THEN 1 ELSE 0 END) "
+            f"FROM {self.scores}{where} GROUP BY scorer_id, outcome, error_type, {self.d.bin}",
+            [*case_params, *([scorer] if scorer else []), *params],
+        )
+        return [(s, o, e, None if b is None else float(b), int(n), int(p or 0)) for s, o, e, b, n, p in rows]
+
+    def series(
+        self, scorer: str, f: Filters, bucket: Bucket
+    ) -> list[tuple[str, float | None, int, float | None, int]]:
+        """``(bucket, bin, count, judge cost, judge tokens)`` of one scorer's rows over time."""
+        key = self.d.buckets[bucket]
+        where, params = self.where(f, extra=["scorer_id = ?"])
+        rows = self.rows(
+            f"SELECT {key}, {self.d.bin}, COUNT(*), SUM(cost_usd), "
+            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
+            f"FROM {self.scores}{where} GROUP BY {key}, {self.d.bin} ORDER BY 1",
+            [scorer, *params],
+        )
+        return [
+            (str(k), None if b is None else float(b), int(n), None if c is None else float(c), int(t or 0))
+            for k, b, n, c, t in rows
+        ]
+
+    def breakdown(
+        self, scorer: str, f: Filters, by: Literal["entity", "scorer_version", "models"]
+    ) -> list[tuple[str | None, int, float | None, int]]:
+        """``(key, count, mean score, failures)`` of one scorer per entity, version or agent models."""
+        if by == "models":
+            where, params = self.where(f, alias="s.", extra=["s.scorer_id = ?"])
+            source, key = f"{self.scores} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id", "r.models"
+        else:
+            where, params = self.where(f, alias="s.", extra=["s.scorer_id = ?"])
+            source, key = f"{self.scores} s", f"s.{by}"
+        rows = self.rows(
+            f"SELECT {key}, COUNT(*), AVG(s.score), SUM(CASE WHEN s.outcome = 'failed' THEN 1 ELSE 0 END) "
+            f"FROM {source}{where} GROUP BY {key} ORDER BY 2 DESC LIMIT 50",
+            [scorer, *params],
+        )
+        return [(_key(k), int(n), None if m is None else float(m), int(e or 0)) for k, n, m, e in rows]
+
+    # -- runs ------------------------------------------------------------------------------------------
+
+    def score_rows(
+        self,
+        f: Filters,
+        *,
+        scorer: str | None = None,
+        outcome: str | None = None,
+        low: float | None = None,
+        high: float | None = None,
+        page: int = 0,
+    ) -> list[dict[str, Any]]:
+        """One page of score rows, worst first (lowest score; failed and skipped rows after the scored)."""
+        extra, extra_params = [], []
+        for clause, value in (
+            ("s.scorer_id = ?", scorer),
+            ("s.outcome = ?", outcome),
+            ("s.score >= ?", low),
+            ("s.score <= ?", high),
+        ):
+            if value is not None:
+                extra.append(clause)
+                extra_params.append(value)
+        where, params = self.where(f, alias="s.", extra=extra)
+        rows = self.rows(
+            "SELECT s.id, s.created_at, s.run_id, s.scorer_id, s.outcome, s.score, s.reason, s.entity, "
+            "s.error_type, s.skip_reason, r.input "
+            f"FROM {self.scores} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id{where} "
+            "ORDER BY CASE WHEN s.score IS NULL THEN 1 ELSE 0 END, s.score, s.created_at DESC, s.id "
+            f"LIMIT {PAGE_SIZE + 1} OFFSET {max(page, 0) * PAGE_SIZE}",
+            [*extra_params, *params],
+        )
+        names = ("id", "created_at", "run_id", "scorer_id", "outcome", "score", "reason", "entity")
+        out = []
+        for row in rows:
+            item = dict(zip(names, row[:8], strict=True))
+            item["created_at"] = _text(item["created_at"])
+            item["error_type"], item["skip_reason"], item["input"] = row[8], row[9], row[10]
+            out.append(item)
+        return out
+
+    def run(self, run_id: str) -> dict[str, Any] | None:
+        from agentevals.sinks._row import RUN_COLUMNS
+
+        rows = self.rows(f"SELECT {', '.join(RUN_COLUMNS)} FROM {self.runs} WHERE run_id = ?", [run_id])
+        return dict(zip(RUN_COLUMNS, rows[0], strict=True)) if rows else None
+
+    def run_scores(self, run_id: str) -> list[dict[str, Any]]:
+        from agentevals.sinks._row import COLUMNS
+
+        rows = self.rows(
+            f"SELECT {', '.join(COLUMNS)} FROM {self.scores} WHERE run_id = ? ORDER BY scorer_id, created_at",
+            [run_id],
+        )
+        return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+
+    # -- compare ---------------------------------------------------------------------------------------
+
+    def moments(self, f: Filters) -> list[tuple[str, int, float | None, float | None]]:
+        """``(scorer_id, n, sum, sum of squares)`` of the scores under ``f``."""
+        where, params = self.where(f, extra=["score IS NOT NULL"])
+        rows = self.rows(
+            f"SELECT scorer_id, COUNT(*), SUM(score), SUM(score * score) FROM {self.scores}{where} "
+            "GROUP BY scorer_id ORDER BY scorer_id",
+            params,
+        )
+        return [(s, int(n), _float(t), _float(q)) for s, n, t, q in rows]
+
+    def item_means(self, f: Filters) -> dict[tuple[str, str], tuple[float, str]]:
+        """Mean score per (scorer, item), an item being a run's input (its JSON text), with a run id."""
+        where, params = self.where(f, alias="s.", extra=["s.score IS NOT NULL"])
+        text = "r.input" if self.reader.kind == "sqlite" else "r.input::text"
+        rows = self.rows(
+            f"SELECT s.scorer_id, {text}, AVG(s.score), MIN(s.run_id) "
+            f"FROM {self.scores} s JOIN {self.runs} r ON r.run_id = s.run_id{where} "
+            f"GROUP BY s.scorer_id, {text} LIMIT 20000",
+            params,
+        )
+        return {(s, str(i)): (float(m), str(r)) for s, i, m, r in rows if i is not None}
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat() if isinstance(value, datetime) else str(value)
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _key(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value)

@@ -1,0 +1,88 @@
+"""``agentevals report --html FILE``: the overview, every scorer's charts and a comparison in one
+self-contained HTML file (data, CSS and chart code inline) to attach to a pull request or CI run."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from agentevals._view import _pages
+from agentevals._view._queries import Filters, Reader, Session
+from agentevals._view._render import render
+
+
+def write_report(
+    address: str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    *,
+    filters: Filters | None = None,
+    table: str = "agentevals_scores",
+    settings: _pages.Settings | None = None,
+) -> Path:
+    """Write the report of the store at ``address`` to ``path`` and return it. The comparison is of
+    the two latest evaluations when the store holds two (``filters.eval_id``: that one and the one
+    before), otherwise of the last 7 days against the 7 before. Raises ``ValueError`` without a store."""
+    filters = filters or Filters()
+    reader = Reader(address, table=table)
+    config = settings or _pages.Settings()
+    with reader.session() as q:
+        data = _pages.overview(reader, q, filters, config)
+        charts: dict[str, Any] = dict(data["charts"])
+        sections = []
+        for index, s in enumerate(data["scorers"]):
+            scorer = _pages.scorer(q, s["id"], filters, "day", config)
+            prefix = f"s{index}-"
+            charts.update({prefix + key: value for key, value in scorer["charts"].items()})
+            sections.append({"data": scorer, "prefix": prefix})
+        sides = _sides(q, filters)
+        comparison = None
+        if sides is not None:
+            comparison = _pages.compare(q, sides[0], sides[1])
+            charts["compare"] = comparison["chart"]
+    page = render(
+        "report.html",
+        inline=True,
+        title="agentevals report",
+        store=reader.display,
+        path="",
+        data=data,
+        sections=sections,
+        comparison=comparison,
+        sides=None if sides is None else [_describe(side) for side in sides],
+        filters=_describe(filters),
+        generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        charts=charts,
+    )
+    out = Path(path)
+    out.write_text(page, encoding="utf-8")
+    return out
+
+
+def _sides(q: Session, f: Filters) -> tuple[Filters, Filters] | None:
+    evals = q.latest_evals(limit=50) if f.eval_id else q.latest_evals()
+    if f.eval_id is not None:
+        later = evals[evals.index(f.eval_id) + 1 :] if f.eval_id in evals else []
+        return (replace(f, eval_id=later[0]), f) if later else None
+    if len(evals) >= 2:
+        return replace(f, eval_id=evals[1]), replace(f, eval_id=evals[0])
+    now = datetime.now(UTC)
+    week = timedelta(days=7)
+    return replace(f, since=now - 2 * week, until=now - week), replace(f, since=now - week, until=None)
+
+
+def _describe(f: Filters) -> str:
+    parts = []
+    if f.eval_id:
+        parts.append(f"eval {f.eval_id}")
+    if f.since:
+        parts.append(f"since {f.since.isoformat(timespec='minutes')}")
+    if f.until:
+        parts.append(f"until {f.until.isoformat(timespec='minutes')}")
+    if f.entity:
+        parts.append(f"agent {f.entity}")
+    if f.source:
+        parts.append(f"source {f.source}")
+    return ", ".join(parts) or "all records"

@@ -1,0 +1,76 @@
+/* agentevals view: draws each <div data-chart="key" data-kind="..."> from the page's JSON data
+   (<script type="application/json" id="chart-data">) with uPlot. After drawing, the element's
+   data-points attribute holds the number of points drawn. */
+(function () {
+  "use strict";
+  var element = document.getElementById("chart-data");
+  var data = element ? JSON.parse(element.textContent || "{}") : {};
+  var css = getComputedStyle(document.documentElement);
+  function color(name) { return css.getPropertyValue(name).trim(); }
+  var axis = { stroke: color("--muted"), grid: { stroke: color("--line"), width: 1 }, ticks: { stroke: color("--line") } };
+  function clean(values) { return values.map(function (v) { return v === null || v === undefined ? null : v; }); }
+  function count(values) { return values.filter(function (v) { return v !== null; }).length; }
+  function width(el) { return Math.max(el.clientWidth || el.parentElement.clientWidth || 300, 120); }
+  function fmt(v) { return v === null || v === undefined ? "–" : (Math.round(v * 1000) / 1000).toString(); }
+
+  var kinds = {
+    spark: function (el, d) {
+      var opts = { width: width(el), height: 36, legend: { show: false }, cursor: { show: false },
+        scales: { x: { time: true } }, axes: [{ show: false }, { show: false }],
+        series: [{}, { stroke: color("--accent"), width: 1.5, points: { show: d.x.length < 3 } }] };
+      return { plot: new uPlot(opts, [d.x, clean(d.y)], el), points: count(d.y) };
+    },
+    trend: function (el, d) {
+      var opts = { width: width(el), height: 260, scales: { x: { time: true } }, axes: [axis, axis],
+        series: [{}, { label: "p10", stroke: color("--band"), value: function (u, v) { return fmt(v); } },
+          { label: "p90", stroke: color("--band"), value: function (u, v) { return fmt(v); } },
+          { label: "p50", stroke: color("--alt"), width: 1.5, dash: [4, 3], value: function (u, v) { return fmt(v); } },
+          { label: "mean", stroke: color("--accent"), width: 2, value: function (u, v) { return fmt(v); } }],
+        bands: [{ series: [2, 1], fill: color("--band") }] };
+      return { plot: new uPlot(opts, [d.x, clean(d.p10), clean(d.p90), clean(d.p50), clean(d.mean)], el), points: count(d.mean) };
+    },
+    histogram: function (el, d) {
+      var bars = uPlot.paths.bars({ size: [0.9, 80], align: 1 });
+      var step = d.x.length > 1 ? d.x[1] - d.x[0] : 1;
+      var opts = { width: width(el), height: 220, scales: { x: { time: false, range: function (u, lo, hi) { return [lo, hi + step]; } } },
+        axes: [axis, axis], legend: { show: true },
+        series: [{ label: "score ≥", value: function (u, v) { return fmt(v); } },
+          { label: "records", fill: color("--band"), stroke: color("--accent"), paths: bars, points: { show: false } }] };
+      return { plot: new uPlot(opts, [d.x, d.y], el), points: d.y.length };
+    },
+    cost: function (el, d) {
+      var opts = { width: width(el), height: 220, scales: { x: { time: true }, tokens: {} },
+        axes: [axis, axis, Object.assign({ side: 1, scale: "tokens", grid: { show: false } }, { stroke: color("--muted") })],
+        series: [{}, { label: "cost $", stroke: color("--accent"), width: 2, value: function (u, v) { return v === null ? "–" : "$" + v.toFixed(4); } },
+          { label: "tokens", stroke: color("--alt"), scale: "tokens", width: 1.5 }] };
+      return { plot: new uPlot(opts, [d.x, clean(d.cost), clean(d.tokens)], el), points: d.x.length };
+    },
+    compare: function (el, d) {
+      var xs = d.labels.map(function (_, i) { return i; });
+      var bars = uPlot.paths.bars({ size: [0.35, 60], align: 0 });
+      var opts = { width: width(el), height: 240, scales: { x: { time: false, range: [-0.6, xs.length - 0.4] } },
+        axes: [Object.assign({}, axis, { values: function (u, ticks) { return ticks.map(function (t) { return d.labels[t] || ""; }); }, splits: function () { return xs; } }), axis],
+        series: [{ label: "scorer", value: function (u, v) { return d.labels[v] || ""; } },
+          { label: "A", fill: color("--muted"), stroke: color("--muted"), paths: uPlot.paths.bars({ size: [0.35, 60], align: -1 }), points: { show: false } },
+          { label: "B", fill: color("--accent"), stroke: color("--accent"), paths: bars, points: { show: false } }] };
+      return { plot: new uPlot(opts, [xs, clean(d.a), clean(d.b)], el), points: xs.length };
+    }
+  };
+
+  var drawn = [];
+  document.querySelectorAll("[data-chart]").forEach(function (el) {
+    var d = data[el.getAttribute("data-chart")];
+    var kind = kinds[el.getAttribute("data-kind")];
+    if (!d || !kind) { el.setAttribute("data-points", "0"); return; }
+    var made = kind(el, d);
+    el.setAttribute("data-points", String(made.points));
+    drawn.push({ el: el, plot: made.plot });
+  });
+  var timer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      drawn.forEach(function (c) { c.plot.setSize({ width: width(c.el), height: c.plot.height }); });
+    }, 100);
+  });
+})();

@@ -1,0 +1,267 @@
+"""Stores and servers for the viewer's tests: the demo's store, a generated store of realistic records
+written through ``SQLiteSink`` (entities, models, versions, failures, judge costs, two evaluations, a
+run whose output is a script tag), uvicorn on a free port, and Debian's Chromium through Playwright."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentevals import ScoreResult
+from agentevals._sync import run_sync
+from agentevals.results import JudgeCall, ScoreFailure, ScoreSkipped
+from agentevals.sinks import SQLiteSink
+
+CHROMIUM = "/usr/bin/chromium"
+OUTPUT = Path(__file__).parent / "output"
+XSS = "<script>alert(1)</script>"
+XSS_RUN = "run-xss"
+NOW = datetime(2026, 3, 31, 12, 0, tzinfo=UTC)
+
+
+def _messages(question: str, answer: str, tool: str, failed: bool) -> tuple[Any, Any]:
+    call = {
+        "tool_call_id": "call-1",
+        "tool_name": tool,
+        "args": {"query": question},
+        "result": None if failed else f"{tool} says: {answer}",
+        "state": "error" if failed else "result",
+        "error": "TimeoutError: the tool took too long" if failed else None,
+        "duration_ms": 42.5,
+    }
+    input_ = {
+        "system_messages": [{"role": "system", "content": "You are a support agent."}],
+        "input_messages": [{"role": "user", "content": question}],
+    }
+    output = [
+        {"role": "assistant", "content": "", "tool_invocations": [call]},
+        {"role": "assistant", "content": answer},
+    ]
+    return input_, output
+
+
+def generated_records(runs: int = 1500, seed: int = 7) -> list[Any]:
+    """``runs`` runs over 30 days, each scored by three scorers (one an LLM judge with tokens and
+    cost); the last 200 runs are two evaluations where B scores the same items lower."""
+    rng = random.Random(seed)
+    records: list[Any] = []
+    entities = ["support_agent", "billing_agent", "search_chain"]
+    for n in range(runs):
+        created = NOW - timedelta(minutes=(runs - n) * 30 * 24 * 60 / runs)
+        entity = entities[n % 3]
+        item = n % 100
+        eval_id = None
+        if n >= runs - 200:
+            eval_id = "eval-a" if n < runs - 100 else "eval-b"
+        question = f"How do I reset my password, case {item}?"
+        failed_tool = n % 37 == 0
+        input_, output = _messages(question, "Open settings, then security.", "kb_search", failed_tool)
+        common = {
+            "run_id": f"run-{n:05d}",
+            "entity": entity,
+            "input": input_,
+            "output": output,
+            "context": [f"Passwords are reset under Settings › Security (doc {item})."],
+            "ground_truth": "Open settings, then security.",
+            "created_at": created,
+            "eval_id": eval_id,
+            "source": "test" if eval_id else "live",
+            "run_duration_ms": 800.0 + n % 50,
+            "metadata": {
+                "models": ["gpt-4o-mini" if n % 2 else "claude-haiku"],
+                "usage": {"input_tokens": 90},
+            },
+        }
+        drift = 0.15 if eval_id == "eval-b" else 0.0
+        quality = max(0.0, min(1.0, rng.gauss(0.78 - drift - (0.1 if entity == "search_chain" else 0), 0.15)))
+        records.append(
+            ScoreResult(
+                scorer_id="exact_match",
+                scorer_name="Exact match",
+                score=float(quality > 0.6),
+                reason="matches" if quality > 0.6 else "differs",
+                scorer_version="1",
+                **common,
+            )
+        )
+        if n % 41 == 0:
+            records.append(
+                ScoreFailure(
+                    scorer_id="faithfulness",
+                    scorer_name="Faithfulness",
+                    scorer_version="2",
+                    error_type="JudgeTimeout",
+                    error_message="the judge did not answer in 30 s",
+                    failed_step="analyze",
+                    **common,
+                )
+            )
+        else:
+            records.append(
+                ScoreResult(
+                    scorer_id="faithfulness",
+                    scorer_name="Faithfulness",
+                    score=round(quality, 3),
+                    reason=f"{round(quality * 5)} of 5 claims are supported by the context",
+                    scorer_version="2" if n > runs // 2 else "1",
+                    analyze_prompt=f"List the claims of the answer to: {question}",
+                    analyze_step_result={
+                        "claims": ["open settings", "then security"],
+                        "verdicts": ["yes", "yes"],
+                    },
+                    judge_calls=[
+                        JudgeCall(
+                            step="analyze",
+                            model="openai/gpt-4o-mini",
+                            prompt_tokens=300,
+                            completion_tokens=40,
+                            cost_usd=0.00012,
+                        )
+                    ],
+                    **common,
+                )
+            )
+        if n % 10 == 0:
+            records.append(
+                ScoreSkipped(
+                    scorer_id="tone",
+                    scorer_name="Tone",
+                    skip_reason="no_output",
+                    reason="the run has no text output",
+                    **common,
+                )
+            )
+        else:
+            records.append(
+                ScoreResult(
+                    scorer_id="tone",
+                    scorer_name="Tone",
+                    score=round(rng.uniform(0.5, 1), 3),
+                    reason="calm and polite",
+                    **common,
+                )
+            )
+    records.append(
+        ScoreResult(
+            scorer_id="exact_match",
+            scorer_name="Exact match",
+            score=0.0,
+            reason=XSS,
+            run_id=XSS_RUN,
+            entity="support_agent",
+            input=XSS,
+            output=XSS,
+            context=[XSS],
+            created_at=NOW - timedelta(hours=1),
+            source="live",
+            metadata={"models": [XSS]},
+        )
+    )
+    return records
+
+
+def write_store(path: Path, records: list[Any]) -> Path:
+    async def write() -> None:
+        sink = SQLiteSink(path)
+        try:
+            for start in range(0, len(records), 500):
+                await sink.write(records[start : start + 500])
+        finally:
+            await sink.close()
+
+    run_sync(write())  # a loop may be running already (Playwright's sync API)
+    return path
+
+
+@pytest.fixture(scope="session")
+def generated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_store(tmp_path_factory.mktemp("view") / "generated.db", generated_records())
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The store ``agentevals demo`` writes (its LangChain agent, scored live, offline judge)."""
+    from agentevals_langchain.demo import main
+
+    path = tmp_path_factory.mktemp("demo") / "agentevals.db"
+    assert main(["--db", str(path), "--quiet"]) == 0
+    return path
+
+
+class Server:
+    """uvicorn serving the viewer's app in a thread on a free loopback port."""
+
+    def __init__(self, store: Path) -> None:
+        import uvicorn
+
+        from agentevals._view._app import create_app
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        config = uvicorn.Config(create_app(store), host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> Server:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the viewer's server did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def demo_server(demo_store: Path) -> Iterator[Server]:
+    with Server(demo_store) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def generated_server(generated_store: Path) -> Iterator[Server]:
+    with Server(generated_store) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright. Skips with the reason when it is missing, except under
+    ``CI=true``, where a missing browser fails the test (``.ci/run`` installs it)."""
+    reason = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        reason = "playwright is not installed (uv sync installs the dev group)"
+    if reason is None and not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+        reason = f"no Chromium at {CHROMIUM} (apt-get install -y chromium)"
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    OUTPUT.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
