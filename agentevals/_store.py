@@ -12,11 +12,13 @@ and which of them a scorer version already scored (for re-scoring after the fact
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import re
 import sqlite3
+import uuid
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,8 +30,8 @@ from pydantic_core import from_json
 
 from agentevals._messages import AgentInput, Message
 from agentevals._run import Run, looks_like_agent_input
-from agentevals.sinks._row import RUN_COLUMNS, RUN_JSON_COLUMNS, TABLE, tables, utc_text
-from agentevals.sinks._sqlite import check_table
+from agentevals.sinks._row import RUN_COLUMNS, RUN_JSON_COLUMNS, TABLE, Tables, tables, utc_text
+from agentevals.sinks._sqlite import OnConflict, check_table
 
 Kind = Literal["sqlite", "postgres"]
 
@@ -62,6 +64,15 @@ class Store:
         self._conn = conn
         self._mark = "?" if kind == "sqlite" else "%s"
 
+    @property
+    def tables(self) -> Tables:
+        """The names of this store's scores, runs and schema tables."""
+        return self._tables
+
+    def sql(self, text: str) -> str:
+        """``text`` written with ``?`` placeholders, in this store's dialect."""
+        return text if self.kind == "sqlite" else text.replace("?", "%s")
+
     def runs(
         self, *, since: datetime | None = None, entity: str | None = None, limit: int | None = None
     ) -> Iterator[Run]:
@@ -74,14 +85,23 @@ class Store:
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         text = self.kind == "sqlite"  # SQLite holds JSON as text; psycopg decodes JSONB itself
-        cursor = self._conn.cursor()
-        try:
+        for row in self.stream(sql, params):
+            yield run_from_row(dict(zip(RUN_COLUMNS, row, strict=True)), json_as_text=text)
+
+    def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        """The rows of a query (written with this store's placeholder), fetched in chunks: on
+        PostgreSQL through a server-side cursor in a transaction of its own, so a large result never
+        sits in memory on either side."""
+        with contextlib.ExitStack() as stack:
+            if self.kind == "sqlite":
+                cursor = self._conn.cursor()
+            else:
+                stack.enter_context(self._conn.transaction())
+                cursor = self._conn.cursor(name=f"agentevals_{uuid.uuid4().hex[:8]}")
+            stack.callback(cursor.close)  # before the transaction ends
             cursor.execute(sql, params)
             while rows := cursor.fetchmany(500):
-                for row in rows:
-                    yield run_from_row(dict(zip(RUN_COLUMNS, row, strict=True)), json_as_text=text)
-        finally:
-            cursor.close()
+                yield from rows
 
     def count_runs(
         self, *, since: datetime | None = None, entity: str | None = None, limit: int | None = None
@@ -133,7 +153,7 @@ class Store:
         """A new sink writing scores to this store (``SQLiteSink`` or ``PostgresSink``, same table); its
         runs are here already, so it writes no runs rows (``store_runs="none"``). ``replace``: a record
         replaces the stored row of its id (else the stored row is kept)."""
-        on_conflict = "replace" if replace else "keep"
+        on_conflict: OnConflict = "replace" if replace else "keep"
         if self.kind == "sqlite":
             from agentevals.sinks import SQLiteSink
 

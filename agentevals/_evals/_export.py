@@ -1,0 +1,141 @@
+"""``agentevals export``: every stored score record as CSV or JSON Lines, one row per record joined with
+a summary of its run (the input and output as text, the run's own latency, tokens and error).
+
+Rows are streamed from the store (a server-side cursor on PostgreSQL) and written as they come, oldest
+first: a large store is never held in memory.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal, TextIO
+
+from agentevals._store import Store
+from agentevals.sinks._row import COLUMNS, JSON_COLUMNS, utc_text
+
+Format = Literal["csv", "jsonl"]
+#: The run's columns an exported row carries, after the score's (``input``/``output`` as text).
+RUN_FIELDS: tuple[str, ...] = (
+    "trace_id",
+    "input",
+    "output",
+    "ground_truth",
+    "models",
+    "run_duration_ms",
+    "input_tokens",
+    "output_tokens",
+    "run_cost_usd",
+    "run_error",
+)
+#: The columns of an export, in order (the CSV header).
+EXPORT_COLUMNS: tuple[str, ...] = (*COLUMNS, *RUN_FIELDS)
+_RUN_SQL = (
+    "r.trace_id, r.input, r.output, r.ground_truth, r.models, r.duration_ms, r.input_tokens, "
+    "r.output_tokens, r.cost_usd, r.error"
+)
+#: The exported fields stored as JSON (the score's JSON columns and the run's).
+_JSON_FIELDS = (*sorted(JSON_COLUMNS), "input", "output", "ground_truth", "models")
+
+
+def export(
+    store: Store,
+    out: TextIO,
+    *,
+    format: Format = "csv",
+    since: datetime | None = None,
+    scorer: str | None = None,
+    entity: str | None = None,
+) -> int:
+    """Write the score records of ``store`` (created at or after ``since``, of scorer id ``scorer``, of
+    ``entity``) to ``out`` as ``format`` and return how many. CSV: the header :data:`EXPORT_COLUMNS`,
+    JSON columns as JSON text, empty for null; JSON Lines: one object per record with the same keys,
+    JSON columns as JSON values."""
+    if format not in ("csv", "jsonl"):
+        raise ValueError(f"format must be 'csv' or 'jsonl', not {format!r}")
+    rows = _rows(store, since, scorer, entity)
+    if format == "jsonl":
+        return _write_jsonl(rows, out)
+    return _write_csv(rows, out)
+
+
+def _rows(
+    store: Store, since: datetime | None, scorer: str | None, entity: str | None
+) -> Iterator[dict[str, Any]]:
+    where, params = [], []
+    if since is not None:
+        moment = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
+        where.append("s.created_at >= ?")
+        params.append(utc_text(moment) if store.kind == "sqlite" else moment)
+    if scorer is not None:
+        where.append("s.scorer_id = ?")
+        params.append(scorer)
+    if entity is not None:
+        where.append("s.entity = ?")
+        params.append(entity)
+    names = store.tables
+    sql = (
+        f"SELECT {', '.join('s.' + c for c in COLUMNS)}, {_RUN_SQL} FROM {names.scores} s "
+        f"LEFT JOIN {names.runs} r ON r.run_id = s.run_id"
+        + (" WHERE " + " AND ".join(where) if where else "")
+        + " ORDER BY s.created_at, s.id"
+    )
+    text = store.kind == "sqlite"  # SQLite holds JSON as text; psycopg decodes JSONB
+    for row in store.stream(store.sql(sql), params):
+        record = dict(zip(EXPORT_COLUMNS, row, strict=True))
+        if text:
+            for name in _JSON_FIELDS:
+                if record[name] is not None:
+                    record[name] = json.loads(record[name])
+        record["input"] = transcript_text(record["input"])
+        record["output"] = transcript_text(record["output"])
+        if isinstance(record["created_at"], datetime):
+            record["created_at"] = utc_text(record["created_at"])
+        yield record
+
+
+def transcript_text(value: Any) -> str | None:
+    """A stored input or output as text: the messages' contents (an agent input's user messages),
+    one per line; a string as it is; other values as JSON.
+
+    >>> transcript_text({"input_messages": [{"role": "user", "content": "hi"}], "system_messages": []})
+    'hi'
+    >>> transcript_text([{"role": "assistant", "content": "a"}, {"role": "assistant", "content": "b"}])
+    'a\\nb'
+    """
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and isinstance(value.get("input_messages"), list):
+        value = value["input_messages"]
+    if isinstance(value, list) and value and all(isinstance(m, Mapping) and "content" in m for m in value):
+        return "\n".join(str(m["content"]) for m in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _write_jsonl(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
+    count = 0
+    for row in rows:
+        out.write(json.dumps(row, ensure_ascii=False, allow_nan=False, default=str))
+        out.write("\n")
+        count += 1
+    return count
+
+
+def _write_csv(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
+    writer = csv.writer(out)
+    writer.writerow(EXPORT_COLUMNS)
+    count = 0
+    for row in rows:
+        writer.writerow([_cell(name, row[name]) for name in EXPORT_COLUMNS])
+        count += 1
+    return count
+
+
+def _cell(name: str, value: Any) -> Any:
+    if value is None:
+        return ""
+    if name in JSON_COLUMNS or name == "models" or not isinstance(value, str | int | float):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return value

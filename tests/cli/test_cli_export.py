@@ -1,0 +1,136 @@
+"""``agentevals export``: records stored by live scoring (a real SQLite file, and the real PostgreSQL on
+127.0.0.1:5432) written as CSV and JSON Lines through the CLI, one row per record with its run's summary;
+filters; usage errors exit 2."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentevals import Run, ScoringEngine, create_scorer
+from agentevals._evals._export import EXPORT_COLUMNS
+from agentevals.cli import main
+from agentevals.sinks import PostgresSink, SQLiteSink
+
+
+def _store(sink: Any) -> None:
+    """Four runs scored by two scorers: two runs of entity "billing"; run-3 failed (skipped records)."""
+    length = create_scorer(id="length").generate_score(lambda run, **_: min(1.0, len(run.output_text) / 10))
+    shout = create_scorer(id="shout").generate_score(lambda run, **_: float(run.output_text.isupper()))
+    engine = ScoringEngine([length, shout], sinks=[sink], linger=0)
+    for i in range(3):
+        entity = "billing" if i < 2 else "support"
+        messages = [
+            {"role": "user", "content": f"question {i}"},
+            {"role": "assistant", "content": f"ANSWER, {i}"},
+        ]
+        assert engine.submit(Run.from_messages(messages, run_id=f"run-{i}", entity=entity, duration_ms=12.5))
+    assert engine.submit(Run(run_id="run-3", input="question 3", output=None, entity="support", error="boom"))
+    assert engine.shutdown(timeout=30)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "scores.db"
+    _store(SQLiteSink(path))
+    return path
+
+
+def _csv(text: str) -> list[dict[str, str]]:
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader)
+    assert tuple(header) == EXPORT_COLUMNS  # a stable header
+    return [dict(zip(header, row, strict=True)) for row in reader]
+
+
+def test_export_csv_to_stdout(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", "--db", str(db)]) == 0
+    rows = _csv(capsys.readouterr().out)
+    assert len(rows) == 8
+    by_key = {(r["run_id"], r["scorer_id"]): r for r in rows}
+    first = by_key[("run-0", "length")]
+    assert (first["input"], first["output"], first["entity"], first["outcome"]) == (
+        "question 0",
+        "ANSWER, 0",
+        "billing",
+        "scored",
+    )
+    assert float(first["score"]) == 0.9 and float(first["run_duration_ms"]) == 12.5
+    assert json.loads(first["metadata"]) == {} and first["error_type"] == ""
+    failed = by_key[("run-3", "shout")]
+    assert (failed["outcome"], failed["skip_reason"], failed["run_error"], failed["score"]) == (
+        "skipped",
+        "run_failed",
+        "boom",
+        "",
+    )
+    assert [r["created_at"] for r in rows] == sorted(r["created_at"] for r in rows)  # oldest first
+
+
+def test_export_jsonl_filters_and_output_file(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out" / "scores.jsonl"
+    out.parent.mkdir()
+    args = ["export", "--db", str(db), "--format", "jsonl", "--scorer", "shout", "--entity", "billing"]
+    assert main([*args, "--output", str(out), "--since", "1d"]) == 0
+    assert "exported 2 records" in capsys.readouterr().err
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["run_id"], r["score"], r["input"]) for r in sorted(lines, key=lambda r: r["run_id"])] == [
+        ("run-0", 1.0, "question 0"),
+        ("run-1", 1.0, "question 1"),
+    ]
+    assert all(list(line) == list(EXPORT_COLUMNS) and line["metadata"] == {} for line in lines)
+    assert main([*args, "--since", "2999-01-01"]) == 0
+    assert capsys.readouterr().out == ""  # nothing that new
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--db", "{tmp}/missing.db"], "no agentevals store"),
+        (["--db", "{tmp}/notes.txt"], "not a SQLite database"),
+        (["--db", "{db}", "--since", "yesterday"], "--since"),
+        (["--db", "{db}", "--output", "{tmp}/no/such/dir/out.csv"], "--output"),
+        (["--db", "{db}", "--format", "xml"], "invalid choice"),
+    ],
+)
+def test_export_usage_errors(
+    db: Path, tmp_path: Path, extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a database " * 100)
+    assert main(["export", *[a.format(tmp=tmp_path, db=db) for a in extra]]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.fixture
+def pg(postgres: Any) -> Iterator[tuple[str, str]]:
+    import psycopg
+
+    table = f"agentevals_export_{uuid.uuid4().hex[:12]}"
+    yield postgres.url, table
+    with psycopg.connect(postgres.url, autocommit=True) as conn:
+        for name in (table, f"{table}_runs", f"{table}_schema"):
+            conn.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_export_postgres(pg: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    url, table = pg
+    _store(PostgresSink(url, table=table))
+    assert main(["export", "--db", url, "--table", table]) == 0
+    rows = _csv(capsys.readouterr().out)
+    assert sorted((r["run_id"], r["scorer_id"], r["outcome"]) for r in rows) == sorted(
+        (f"run-{i}", s, "skipped" if i == 3 else "scored") for i in range(4) for s in ("length", "shout")
+    )
+    assert {r["input"] for r in rows} == {f"question {i}" for i in range(4)}
+    assert main(["export", "--db", url, "--table", table, "--format", "jsonl", "--scorer", "length"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 4 and {line["scorer_id"] for line in lines} == {"length"}
+    assert all(line["created_at"].endswith("+00:00") for line in lines)
