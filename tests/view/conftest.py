@@ -75,7 +75,7 @@ def generated_records(runs: int = 1500, seed: int = 7) -> list[Any]:
             "ground_truth": "Open settings, then security.",
             "created_at": created,
             "eval_id": eval_id,
-            "source": "test" if eval_id else "live",
+            "source": "live",
             "run_duration_ms": 800.0 + n % 50,
             "metadata": {
                 "models": ["gpt-4o-mini" if n % 2 else "claude-haiku"],

@@ -1,0 +1,243 @@
+"""The viewer's app through Starlette's TestClient (no browser): read-only routes, escaping, errors,
+paging, version-1 and PostgreSQL stores (the same numbers as SQLite), the CLI and the HTML report."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import uuid
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from agentevals._view import _pages
+from agentevals._view._app import create_app
+from agentevals._view._queries import PAGE_SIZE, Filters, Reader
+from agentevals._view._render import json_script
+from agentevals.cli import main
+from tests.view.conftest import XSS, XSS_RUN, generated_records, write_store
+
+
+@pytest.fixture(scope="module")
+def client(generated_store: Path) -> TestClient:
+    return TestClient(create_app(generated_store))
+
+
+def test_every_route_is_get_only(client: TestClient) -> None:
+    for path in ("/", "/scorers/tone", "/runs", f"/runs/{XSS_RUN}", "/compare"):
+        assert client.get(path).status_code == 200
+        assert client.post(path).status_code == 405
+        assert client.delete(path).status_code == 405
+
+
+def test_user_text_is_escaped_in_html_and_in_chart_data(client: TestClient) -> None:
+    for path in (f"/runs/{XSS_RUN}", "/runs?scorer=exact_match&max=0", "/scorers/exact_match", "/"):
+        body = client.get(path).text
+        assert XSS not in body and "<script>alert" not in body, path
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in client.get(f"/runs/{XSS_RUN}").text
+    embedded = json_script({"label": XSS})
+    assert "<" not in embedded and json.loads(embedded) == {"label": XSS}
+    page = client.get("/scorers/exact_match")
+    assert page.headers["content-security-policy"].startswith("default-src 'self'")
+
+
+def test_bad_parameters_and_unknown_runs(client: TestClient) -> None:
+    response = client.get("/?since=yesterday")
+    assert response.status_code == 400 and "7d or 24h" in response.text
+    assert client.get("/runs?min=low").status_code == 400
+    assert client.get("/runs?outcome=great").status_code == 400
+    assert client.get("/scorers/tone?bucket=year").status_code == 400
+    missing = client.get("/runs/no-such-run")
+    assert missing.status_code == 404 and "no run" in missing.text
+
+
+def test_runs_are_paged_worst_first(generated_store: Path) -> None:
+    reader = Reader(generated_store)
+    with reader.session() as q:
+        first = _pages.runs(q, Filters(), 0, scorer="faithfulness", outcome="scored")
+        second = _pages.runs(q, Filters(), 1, scorer="faithfulness", outcome="scored")
+        failed = _pages.runs(q, Filters(), 0, outcome="failed")
+    assert len(first["rows"]) == PAGE_SIZE and first["more"]
+    scores = [r["score"] for r in first["rows"] + second["rows"]]
+    assert scores == sorted(scores)
+    assert {r["id"] for r in first["rows"]}.isdisjoint(r["id"] for r in second["rows"])
+    assert {r["outcome"] for r in failed["rows"]} == {"failed"}
+    assert first["rows"][0]["input"].startswith("How do I reset my password")
+
+
+def test_overview_numbers_match_the_records(generated_store: Path) -> None:
+    records = generated_records()
+    reader = Reader(generated_store)
+    with reader.session() as q:
+        data = _pages.overview(reader, q, Filters(), _pages.Settings({"faithfulness": 0.7}))
+    by_id = {s["id"]: s for s in data["scorers"]}
+    faith = [r for r in records if r.scorer_id == "faithfulness"]
+    scores = sorted(r.score for r in faith if r.score is not None)
+    assert by_id["faithfulness"]["count"] == len(faith)
+    assert by_id["faithfulness"]["mean"] == pytest.approx(sum(scores) / len(scores))
+    assert by_id["faithfulness"]["p50"] == pytest.approx(scores[(len(scores) + 1) // 2 - 1], abs=1e-3)
+    assert by_id["faithfulness"]["pass_rate"] == pytest.approx(sum(s >= 0.7 for s in scores) / len(scores))
+    assert by_id["faithfulness"]["errors"] == [("JudgeTimeout", sum(r.outcome == "failed" for r in faith))]
+    assert by_id["tone"]["skip_reasons"] == {"no_output": sum(r.outcome == "skipped" for r in records)}
+    assert by_id["tone"]["coverage"]["store_runs"] == len({r.run_id for r in records})
+    assert {r["score"] for r in data["worst"]} == {0.0}
+    assert XSS_RUN in [r["run_id"] for r in data["worst"]]
+
+
+def test_compare_flags_the_regression(generated_store: Path) -> None:
+    reader = Reader(generated_store)
+    with reader.session() as q:
+        data = _pages.compare(q, Filters(eval_id="eval-a"), Filters(eval_id="eval-b"))
+    deltas = {d["scorer_id"]: d["delta"] for d in data["deltas"]}
+    assert deltas["faithfulness"].delta < 0 and deltas["faithfulness"].hint == "significant"
+    assert deltas["tone"].hint == "within noise"
+    assert data["regressed"] and all(r["delta"] < 0 for r in data["regressed"])
+    assert [r["delta"] for r in data["regressed"]] == sorted(r["delta"] for r in data["regressed"])
+
+
+def test_a_version_1_store_is_opened(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    with sqlite3.connect(path) as conn:  # version 1: one table, each score row with its run
+        conn.execute(
+            "CREATE TABLE agentevals_scores (id TEXT, created_at TEXT, scorer_id TEXT, scorer_name TEXT, "
+            "run_id TEXT, entity TEXT, source TEXT, score REAL, reason TEXT, input TEXT, output TEXT, "
+            "error_type TEXT, error_message TEXT, metadata TEXT)"
+        )
+        conn.executemany(
+            "INSERT INTO agentevals_scores VALUES (?, ?, ?, ?, ?, 'bot', 'live', ?, ?, ?, ?, ?, ?, '{}')",
+            [
+                (
+                    "a1",
+                    "2026-01-01T00:00:01+00:00",
+                    "relevancy",
+                    "R",
+                    "run-1",
+                    0.9,
+                    "ok",
+                    '"q run-1"',
+                    '"a"',
+                    None,
+                    None,
+                ),
+                (
+                    "a2",
+                    "2026-01-01T00:00:02+00:00",
+                    "relevancy",
+                    "R",
+                    "run-2",
+                    None,
+                    None,
+                    '"q run-2"',
+                    '"b"',
+                    "TimeoutError",
+                    "took too long",
+                ),
+            ],
+        )
+    client = TestClient(create_app(path))
+    overview = client.get("/")
+    assert overview.status_code == 200 and 'data-scorer="relevancy"' in overview.text
+    assert "q run-1" in client.get("/runs/run-1").text
+    assert "TimeoutError" in client.get("/runs?outcome=failed").text
+
+
+def test_no_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match="no agentevals store"):
+        create_app(tmp_path / "missing.db")
+    assert main(["view", "--db", str(tmp_path / "missing.db")]) == 2
+    assert "no agentevals store" in capsys.readouterr().err
+    assert main(["view", "--db", str(tmp_path / "x.db"), "--pass-threshold", "tone=high"]) == 2
+    assert main(["view", "--help"]) == 0
+    assert "127.0.0.1" in capsys.readouterr().out
+
+
+def test_report_html_is_self_contained(generated_store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    assert main(["report", "--db", str(generated_store), "--html", str(out), "--worst", "0"]) == 0
+    page = out.read_text()
+    assert not re.search(r"""(src|href)=["'](?!#|data:)""", page)  # no file or URL to fetch
+    assert "uPlot" in page and 'id="chart-data"' in page and XSS not in page
+    data = json.loads(re.search(r'id="chart-data">(.*?)</script>', page, re.S).group(1))  # type: ignore[union-attr]
+    assert {"spark-tone", "s0-trend", "compare"} <= data.keys()
+    assert "Compare: A = eval eval-a, B = eval eval-b" in page
+
+
+def test_postgres_shows_what_sqlite_shows(postgres: Any, tmp_path: Path) -> None:
+    import psycopg
+
+    from agentevals._sync import run_sync
+    from agentevals.sinks import PostgresSink
+
+    records = generated_records(runs=300)
+    sqlite_path = write_store(tmp_path / "same.db", records)
+    table = f"agentevals_view_{uuid.uuid4().hex[:10]}"
+
+    async def write() -> None:
+        sink = PostgresSink(postgres.url, table=table)
+        try:
+            await sink.write(records)
+        finally:
+            await sink.close()
+
+    try:
+        run_sync(write())
+        pages = []
+        for address, name in ((sqlite_path, "agentevals_scores"), (postgres.url, table)):
+            reader = Reader(address, table=name)
+            with reader.session() as q:
+                settings = _pages.Settings()
+                f = Filters(entity="support_agent")
+                overview = _pages.overview(reader, q, f, settings)
+                pages.append(
+                    {
+                        "overview": [
+                            {k: s[k] for k in ("id", "count", "mean", "p10", "p50", "pass_rate", "errors")}
+                            for s in overview["scorers"]
+                        ],
+                        "scorer": _pages.scorer(q, "faithfulness", Filters(), "week", settings)["charts"],
+                        "runs": [
+                            r["id"] for r in _pages.runs(q, Filters(), 0, scorer="faithfulness")["rows"]
+                        ],
+                        "run": _pages.run(q, "run-00003")["messages"],  # type: ignore[index]
+                        "compare": [
+                            asdict(d["delta"])
+                            for d in _pages.compare(q, Filters(eval_id="eval-a"), Filters(eval_id="eval-b"))[
+                                "deltas"
+                            ]
+                        ],
+                    }
+                )
+            client = TestClient(create_app(address, table=name))
+            for path in (
+                "/",
+                "/scorers/faithfulness?bucket=hour",
+                "/runs?outcome=failed",
+                "/compare?a_since=60d",
+            ):
+                assert client.get(path).status_code == 200, path
+        assert _same(pages[0], pages[1])
+    finally:
+        with psycopg.connect(postgres.url, autocommit=True) as conn:
+            for name in (table, f"{table}_runs", f"{table}_schema"):
+                conn.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, floats to 9 digits (the two databases sum in different orders)."""
+    if isinstance(a, float) and isinstance(b, float):
+        assert a == pytest.approx(b, rel=1e-9)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            _same(a[key], b[key])
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same(x, y)
+    else:
+        assert a == b
+    return True
