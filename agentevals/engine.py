@@ -4,7 +4,20 @@
 """
 
 from agentevals._engine import EngineStats, FlushReport, ScorerEntry, ScoringEngine
+from agentevals._limits._breaker import Breaker, BreakerStatus
+from agentevals._limits._budget import Budget, BudgetUsage
 from agentevals._sampling import Sampling
 from agentevals._sampling_rules import Rule
 
-__all__ = ["EngineStats", "FlushReport", "Rule", "Sampling", "ScorerEntry", "ScoringEngine"]
+__all__ = [
+    "Breaker",
+    "BreakerStatus",
+    "Budget",
+    "BudgetUsage",
+    "EngineStats",
+    "FlushReport",
+    "Rule",
+    "Sampling",
+    "ScorerEntry",
+    "ScoringEngine",
+]

@@ -64,3 +64,9 @@ def test_new_homes_export_what_they_list() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert all(getattr(loaded, name) is not None for name in loaded.__all__)
+
+
+def test_production_limits_live_with_the_engine() -> None:
+    engine = importlib.import_module("agentevals.engine")
+    for name in ("Budget", "BudgetUsage", "Breaker", "BreakerStatus"):
+        assert name in engine.__all__ and name not in agentevals.__all__

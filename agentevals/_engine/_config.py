@@ -7,11 +7,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agentevals._limits._budget import Budget
 from agentevals._sampling import Sampling
 from agentevals._scorer import Scorer
 from agentevals.sinks._retry import RetryPolicy
 
-_ENTRY_KEYS = frozenset({"scorer", "sampling", "timeout", "max_concurrency", "score_errors"})
+_ENTRY_KEYS = frozenset({"scorer", "sampling", "timeout", "max_concurrency", "score_errors", "budget"})
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class ScorerEntry:
     callable ``(run) -> bool``); ``timeout`` (seconds) and ``max_concurrency`` default to the engine's.
     ``score_errors``: whether the scorer scores runs that failed (``run.error`` set: the agent raised);
     by default such a run gets a skipped record (``skip_reason="run_failed"``) from this scorer.
+    ``budget``: a :class:`~agentevals.engine.Budget` (or a dict of its fields) on this scorer's judge
+    spend, e.g. ``{"calls": 50, "per": "hour"}``.
 
     >>> from agentevals import create_scorer
     >>> s = create_scorer(id="len").generate_score(lambda run, **_: float(len(run.output_text) < 50))
@@ -34,6 +37,7 @@ class ScorerEntry:
     timeout: float | None = None
     max_concurrency: int | None = None
     score_errors: bool = False
+    budget: Budget | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.scorer, Scorer):
@@ -53,6 +57,8 @@ class ScorerEntry:
             raise ValueError(f"max_concurrency must be a positive int or None, got {self.max_concurrency!r}")
         if not isinstance(self.score_errors, bool):
             raise ValueError(f"score_errors must be True or False, got {self.score_errors!r}")
+        if self.budget is not None:
+            object.__setattr__(self, "budget", Budget.of(self.budget))
 
 
 def normalize_scorers(scorers: Any) -> dict[str, ScorerEntry]:

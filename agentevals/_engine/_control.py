@@ -22,6 +22,7 @@ from agentevals._engine._inline import InlineWorker
 from agentevals._engine._signals import SigtermFlush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, FlushReport, RuleCounters, percentile, report_since
+from agentevals._limits._gate import JudgeGate
 from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._retry import DeadLetter
 
@@ -61,6 +62,7 @@ class EngineControl:
     _tasks: set[asyncio.Task[None]]
     _service: list[asyncio.Task[None]]
     _sigterm: SigtermFlush | None
+    _gate: JudgeGate | None
     _worker: InlineWorker | None
     dead_letter: DeadLetter
     exit_timeout: float
@@ -296,5 +298,7 @@ class EngineControl:
             latency_ms_p99=percentile(latencies, 0.99),
             sampled=sampled,
             skipped_by_scorer=skipped_by,
+            budgets=self._gate.budgets() if self._gate else {},
+            breakers=self._gate.breakers() if self._gate else {},
             sampled_by_rule=sampled_by_rule,
         )

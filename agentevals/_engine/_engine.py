@@ -20,6 +20,9 @@ from agentevals._engine._scoring import FailureLog, Redactor
 from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import RuleCounters
+from agentevals._limits._breaker import DEFAULT_BREAKER, Breaker
+from agentevals._limits._budget import Budget
+from agentevals._limits._gate import build_gate
 from agentevals._redact import redact_text
 from agentevals._run import Run
 from agentevals._sampling import sample_point
@@ -69,6 +72,16 @@ class ScoringEngine(EngineDispatch):
     - ``check``: at construction, verify each scorer's judges (:meth:`Scorer.check <agentevals.Scorer.check>`,
       no model call) and each sink that has a ``check()``; a problem is a ``ValueError`` naming the
       scorer or sink. ``check=False`` skips it (e.g. when API keys are set after the engine is made).
+    - ``budgets``: limits on judge spend per minute, hour or day, for the engine or one scorer, e.g.
+      ``[Budget(usd=5.0, per="day"), Budget(calls=1000, per="hour", scorer="relevancy")]`` (a scorer
+      entry may carry its own: ``{"scorer": s, "budget": {"calls": 50, "per": "hour"}}``). Once one is
+      spent, the runs of the scorers it covers get ``skipped`` records (``skip_reason="budget"``) until
+      it resets; code scorers are never affected. See :class:`~agentevals.engine.Budget`.
+    - ``breaker``: a circuit breaker per judge model (default ``Breaker()``: open after 5 consecutive
+      transient failures or half of at least 20 calls in 60 s failing, for 30 s, then one probe call);
+      while open, runs that need the model are ``skipped`` (``skip_reason="judge_unavailable"``) or wait
+      (``on_open="wait"``). ``None`` turns it off. See :class:`~agentevals.engine.Breaker`; both show in
+      ``stats().budgets`` and ``stats().breakers``.
     - ``handle_sigterm``: on SIGTERM (how containers stop a service), flush within ``exit_timeout``,
       then run the handler the application had installed, or, if none, end the process as SIGTERM
       does. Installed only when the engine is made on the main thread; ``False`` leaves SIGTERM alone.
@@ -122,8 +135,12 @@ class ScoringEngine(EngineDispatch):
         exit_timeout: float = 30.0,
         handle_sigterm: bool = True,
         check: bool = True,
+        budgets: Sequence[Budget | Mapping[str, Any]] = (),
+        breaker: Breaker | Mapping[str, Any] | None = DEFAULT_BREAKER,
     ) -> None:
         self._entries = normalize_scorers(scorers)
+        entry_budgets = {key: e.budget for key, e in self._entries.items() if e.budget is not None}
+        self._gate = build_gate(list(self._entries), entry_budgets, budgets, breaker)
         if check:
             check_scorers(self._entries)
         check_options(

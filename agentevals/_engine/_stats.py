@@ -6,6 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agentevals._limits._breaker import BreakerStatus
+from agentevals._limits._budget import BudgetUsage
+
 if TYPE_CHECKING:
     from agentevals._engine._config import ScorerEntry
 
@@ -32,6 +35,9 @@ class EngineStats:
     ``dead_lettered`` + ``lost`` + ``buffered``. ``sink_errors`` counts failed write attempts (retried).
 
     ``latency_ms_*``: submit → record ready. ``sampled``: per scorer, the runs it sampled.
+    ``budgets``: each judge budget's state by its label (spent, reserved, judge calls refused);
+    ``breakers``: each judge model's circuit breaker (state, times opened, calls refused). A refused
+    call skips its run (``skip_reason`` ``"budget"`` or ``"judge_unavailable"``, in ``skipped``).
     ``sampled_by_rule``: per scorer with rule sampling, per rule (its name), ``{"matched": n,
     "sampled": m}``: the runs whose first matching rule it was, and those it sampled (counted when the
     engine decides, before the queue's overflow check; runs matching no rule are in neither).
@@ -62,6 +68,8 @@ class EngineStats:
     latency_ms_p99: float | None = None
     sampled: dict[str, int] = field(default_factory=dict)
     skipped_by_scorer: dict[str, int] = field(default_factory=dict)
+    budgets: dict[str, BudgetUsage] = field(default_factory=dict)
+    breakers: dict[str, BreakerStatus] = field(default_factory=dict)
     sampled_by_rule: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
 
     @property

@@ -24,6 +24,7 @@ from agentevals._judge._parse import ReplyParseError, parse_reply
 from agentevals._judge._request import build_request
 from agentevals._judge._retries import RETRIES
 from agentevals._judge._secrets import active_secrets, conceal, mask_exception, mask_text, secret_values
+from agentevals._limits._scope import Ticket, active_limits
 from agentevals._result import JudgeCall
 
 
@@ -112,18 +113,43 @@ class Judge:
         schema: type[BaseModel] | None = None,
         step: str = "judge",
     ) -> JudgeReply:
-        """Send ``prompt``; return the reply validated against ``schema`` (or the text if no schema)."""
+        """Send ``prompt``; return the reply validated against ``schema`` (or the text if no schema).
+
+        Inside a :class:`~agentevals.ScoringEngine` with budgets or a breaker, the engine's limits are
+        asked first (a ``SkipRun`` when a budget is spent or the model's breaker is open) and told the
+        call's reported usage and outcome after.
+        """
+        limits = active_limits.get()
+        if limits is None:
+            return await self._masked(prompt, schema, step, None)
+        ticket = await limits.admit(self.model, self.api_base)
+        try:
+            reply = await self._masked(prompt, schema, step, ticket)
+        except BaseException as err:
+            ticket.close(err)
+            raise
+        ticket.close(None)
+        return reply
+
+    async def _masked(
+        self, prompt: str, schema: type[BaseModel] | None, step: str, ticket: Ticket | None
+    ) -> JudgeReply:
         secrets = self._secret_values()
         if not secrets:
-            return await self._complete(prompt, schema, step, secrets)
+            return await self._complete(prompt, schema, step, secrets, ticket)
         token = active_secrets.set(secrets)  # for the log filter on LiteLLM's and the SDK's loggers
         try:
-            return await self._complete(prompt, schema, step, secrets)
+            return await self._complete(prompt, schema, step, secrets, ticket)
         finally:
             active_secrets.reset(token)
 
     async def _complete(
-        self, prompt: str, schema: type[BaseModel] | None, step: str, secrets: tuple[str, ...]
+        self,
+        prompt: str,
+        schema: type[BaseModel] | None,
+        step: str,
+        secrets: tuple[str, ...],
+        ticket: Ticket | None,
     ) -> JudgeReply:
         started = time.perf_counter()
         native = schema is not None and self.structured_output and _litellm.supports_native_schema(self.model)
@@ -155,6 +181,8 @@ class Judge:
             cost = _litellm.cost_of(response)
             if cost is not None:
                 costs.append(cost)
+            if ticket is not None:  # the provider's own figures, before a test double relabels them
+                ticket.add(prompt_tokens + completion_tokens, cost)
             text = _litellm.reply_text(response)
             if text is not None and secrets:
                 text = mask_text(text, secrets)  # a reply that echoes the key must not store it

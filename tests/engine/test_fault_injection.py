@@ -65,6 +65,7 @@ def test_judge_rate_limited_failing_hanging_and_refused(tmp_path: Path) -> None:
             sinks=[memory],
             scorer_timeout=10,
             dead_letter=tmp_path / "dead.jsonl",
+            breaker=None,  # every judge failure as an error record (the breaker skips: test_engine_breaker)
         )
         kinds = ["ok", "429", "500", "hang"] * 5
         for i, kind in enumerate(kinds):

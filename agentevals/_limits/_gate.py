@@ -1,0 +1,247 @@
+"""``JudgeGate``: an engine's budgets and per-model breakers, consulted before each judge call.
+
+While the engine runs a scorer it puts a scope (the gate, the scorer's key, its deadline) in
+``active_limits``; the judge asks it before each call (``admit``: a ``SkipRun`` when a budget is spent
+or the model's breaker is open) and reports the call's usage and outcome to the ticket it got.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from agentevals._errors import JudgeError, JudgeOutputError
+from agentevals._judge import _litellm
+from agentevals._limits._breaker import Breaker, BreakerStatus, ModelBreaker
+from agentevals._limits._budget import Budget, BudgetMeter, BudgetUsage
+from agentevals._limits._scope import active_limits
+from agentevals._steps import SkipRun
+
+logger = logging.getLogger("agentevals.engine")
+
+_WAIT_STEP = 1.0  # seconds a waiting call sleeps at most before it looks at its breaker again
+
+
+class JudgeGate:
+    """The limits of one engine's judge calls (used from the engine's event loop)."""
+
+    def __init__(self, budgets: Sequence[Budget], breaker: Breaker | None) -> None:
+        self._meters = [BudgetMeter(budget) for budget in budgets]
+        self._breaker = breaker
+        self._breakers: dict[str, ModelBreaker] = {}
+        self._by_scorer: dict[str, list[BudgetMeter]] = {}
+        self._unpriced: set[str] = set()
+
+    @contextlib.contextmanager
+    def scope(self, scorer_id: str, timeout: float | None) -> Iterator[None]:
+        """Judge calls made inside (by the scorer keyed ``scorer_id``, within ``timeout`` s) are gated."""
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+        token = active_limits.set(_Scope(self, scorer_id, deadline))
+        try:
+            yield
+        finally:
+            active_limits.reset(token)
+
+    async def admit(self, model: str, scorer_id: str, deadline: float | None) -> _Ticket:
+        """Let one call to ``model`` (an :func:`endpoint`) go, reserving its budgets, or raise SkipRun."""
+        breaker = self._breaker_of(model)
+        probe = False
+        if breaker is not None:
+            probe = await self._through(breaker, deadline) is None
+        held: list[tuple[BudgetMeter, float]] = []
+        for meter in self._meters_of(scorer_id):
+            exhausted = meter.exhausted
+            reserved = meter.reserve()
+            if reserved is None:
+                for other, amount in held:
+                    other.release(amount)
+                if breaker is not None and probe:
+                    breaker.record(None, probe=True)  # the probe was never sent
+                self._spent(meter, first_in_window=meter.exhausted != exhausted)
+                raise SkipRun(
+                    f"the judge budget {meter.budget.label} is spent; it resets in "
+                    f"{meter.resets_in():.0f} s (the run was not sent to the judge)",
+                    reason="budget",
+                )
+            held.append((meter, reserved))
+        return _Ticket(self, model, held, breaker, probe)
+
+    async def _through(self, breaker: ModelBreaker, deadline: float | None) -> bool | None:
+        """``breaker``'s verdict for one call, waiting for it to close if configured so."""
+        loop = asyncio.get_running_loop()
+        while True:
+            verdict = breaker.admit()
+            if verdict is not False:
+                return verdict
+            delay = breaker.retry_in()
+            if breaker.config.on_open == "skip" or (deadline is not None and loop.time() + delay >= deadline):
+                breaker.refused()
+                raise SkipRun(
+                    f"judge {breaker.model} is unavailable: its circuit breaker opened after transient "
+                    f"failures; it is tried again in {delay:.0f} s (the run was not sent to it)",
+                    reason="judge_unavailable",
+                )
+            await asyncio.sleep(min(max(delay, 0.01), _WAIT_STEP))
+
+    def _breaker_of(self, model: str) -> ModelBreaker | None:
+        if self._breaker is None:
+            return None
+        breaker = self._breakers.get(model)
+        if breaker is None:
+            breaker = self._breakers[model] = ModelBreaker(model, self._breaker)
+        return breaker
+
+    def _meters_of(self, scorer_id: str) -> list[BudgetMeter]:
+        meters = self._by_scorer.get(scorer_id)
+        if meters is None:  # the scorer's own budgets first: they name the budget that ran out
+            meters = [m for m in self._meters if m.budget.scorer == scorer_id]
+            meters += [m for m in self._meters if m.budget.scorer is None]
+            self._by_scorer[scorer_id] = meters
+        return meters
+
+    @staticmethod
+    def _spent(meter: BudgetMeter, *, first_in_window: bool) -> None:
+        if not first_in_window:
+            return
+        budget = meter.budget
+        logger.warning(
+            "agentevals: judge budget %s spent; runs of %s are skipped (skip_reason='budget') until it "
+            "resets in %.0f s (counted in stats().budgets)",
+            budget.label,
+            f"scorer {budget.scorer!r}" if budget.scorer else "every LLM-judged scorer",
+            meter.resets_in(),
+        )
+
+    def unpriced(self, model: str) -> None:
+        """``model`` replied without a cost: a USD budget cannot count it (warned once per model)."""
+        if model in self._unpriced:
+            return
+        self._unpriced.add(model)
+        logger.warning(
+            "agentevals: judge model %s has no price in LiteLLM's cost map, so USD budgets count its calls "
+            "as $0; register its price (litellm.register_model) or use a tokens= or calls= budget",
+            model,
+        )
+
+    def budgets(self) -> dict[str, BudgetUsage]:
+        """Each budget's state, by label (for ``EngineStats.budgets``)."""
+        return {meter.budget.label: meter.usage() for meter in self._meters}
+
+    def breakers(self) -> dict[str, BreakerStatus]:
+        """Each judge model's breaker state (for ``EngineStats.breakers``)."""
+        return {model: breaker.status() for model, breaker in dict(self._breakers).items()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """The limits the judge sees while one scorer call runs (``active_limits``)."""
+
+    gate: JudgeGate
+    scorer_id: str
+    deadline: float | None
+
+    async def admit(self, model: str, api_base: str | None) -> _Ticket:
+        return await self.gate.admit(endpoint(model, api_base), self.scorer_id, self.deadline)
+
+
+class _Ticket:
+    """One admitted judge call: collects its reported usage, then settles its budgets and breaker."""
+
+    __slots__ = ("_breaker", "_cost", "_gate", "_held", "_model", "_priced", "_probe", "_tokens")
+
+    def __init__(
+        self,
+        gate: JudgeGate,
+        model: str,
+        held: list[tuple[BudgetMeter, float]],
+        breaker: ModelBreaker | None,
+        probe: bool,
+    ) -> None:
+        self._gate, self._model, self._held, self._breaker, self._probe = gate, model, held, breaker, probe
+        self._tokens = 0
+        self._cost = 0.0
+        self._priced = True
+
+    def add(self, tokens: int, cost: float | None) -> None:
+        self._tokens += tokens
+        if cost is None:
+            self._priced = False
+        else:
+            self._cost += cost
+
+    def close(self, error: BaseException | None) -> None:
+        cancelled = isinstance(error, asyncio.CancelledError)
+        for meter, reserved in self._held:
+            kind = meter.budget.kind
+            actual = 1.0 if kind == "calls" else float(self._tokens) if kind == "tokens" else self._cost
+            if cancelled:  # cut off mid-call: what it cost is unknown; count at least what it held
+                actual = max(actual, reserved)
+            meter.settle(reserved, actual)
+            if kind == "usd" and not self._priced:
+                self._gate.unpriced(self._model)
+        if self._breaker is not None:
+            cause = None if error is None else error.__cause__ or error
+            self._breaker.record(answered(error), self._probe, type(cause).__name__ if cause else "")
+
+
+def endpoint(model: str, api_base: str | None) -> str:
+    """The breaker's key: the model, and the server when the judge names one (the same model behind two
+    servers fails separately), without any credentials in its address."""
+    if api_base is None:
+        return model
+    address = urlsplit(api_base)
+    host = address.hostname or ""
+    if address.port is not None:
+        host = f"{host}:{address.port}"
+    return f"{model} at {urlunsplit((address.scheme, host, address.path, '', ''))}"
+
+
+def answered(error: BaseException | None) -> bool | None:
+    """Whether the model answered (``True``: success, invalid output or a permanent error), failed
+    transiently after its retries (``False``), or the call tells nothing (``None``: cancelled)."""
+    if error is None or isinstance(error, JudgeOutputError):
+        return True
+    if isinstance(error, JudgeError):
+        return not isinstance(error.__cause__, _litellm.retryable_errors())
+    return None
+
+
+def build_gate(
+    scorer_ids: Sequence[str], entry_budgets: Mapping[str, Budget], budgets: Any, breaker: Any
+) -> JudgeGate | None:
+    """The gate for an engine's ``budgets=`` and ``breaker=`` options and its scorers' own budgets
+    (``None`` when there is nothing to limit); a ``ValueError`` says what is wrong."""
+    if isinstance(budgets, Budget | Mapping):
+        budgets = [budgets]
+    if not isinstance(budgets, Sequence) or isinstance(budgets, str):
+        raise TypeError(
+            "budgets must be a list of Budget(...) or dicts, e.g. [Budget(usd=5.0, per='day')], "
+            f"got {type(budgets).__name__}"
+        )
+    parsed = [Budget.of(budget) for budget in budgets]
+    for budget in parsed:
+        if budget.scorer is not None and budget.scorer not in scorer_ids:
+            raise ValueError(
+                f"budget {budget.label!r} names scorer {budget.scorer!r}, which the engine does not have; "
+                f"its scorers are {list(scorer_ids)}"
+            )
+    for key, budget in entry_budgets.items():
+        if budget.scorer not in (None, key):
+            raise ValueError(
+                f"scorer {key!r} has a budget for scorer {budget.scorer!r}; a scorer entry's budget is "
+                "its own: leave Budget(scorer=...) unset there"
+            )
+        parsed.append(replace(budget, scorer=key))
+    labels = [budget.label for budget in parsed]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise ValueError(f"budget(s) {twice} given twice; give each limit once")
+    config = Breaker.of(breaker)
+    if not parsed and config is None:
+        return None
+    return JudgeGate(parsed, config)
