@@ -32,7 +32,7 @@ def failure_record(
     scorer: ScorerIdentity,
     run: Any,
     error: BaseException,
-    source: Source = "test",
+    source: Source = "eval",
     duration_ms: float = 0.0,
     failed_step: str | None = None,
 ) -> ScoreFailure:
@@ -73,7 +73,7 @@ def skipped_record(
     run: Any,
     skip_reason: str,
     reason: str,
-    source: Source = "test",
+    source: Source = "eval",
     duration_ms: float = 0.0,
     skipped_step: str | None = None,
 ) -> ScoreSkipped:
@@ -94,7 +94,7 @@ def error_record(
     scorer: ScorerIdentity,
     run: Any,
     error: BaseException,
-    source: Source = "test",
+    source: Source = "eval",
     duration_ms: float = 0.0,
 ) -> ScoreFailure | ScoreSkipped:
     """The record of a scorer call that raised ``error``: skipped when a step skipped the run

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 
 def utc_now() -> datetime:
@@ -33,9 +33,9 @@ class JudgeCall(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-#: Where a record comes from: live scoring, an evaluation (``run_evals``, ``"test"``), or re-scoring
-#: stored runs.
-Source = Literal["live", "test", "rescore"]
+#: Where a record comes from: live scoring, an evaluation (``run_evals``, ``scorer.run``), or re-scoring
+#: stored runs. Earlier releases wrote ``"test"`` for evaluations: it is read as ``"eval"``.
+Source = Literal["live", "eval", "rescore"]
 
 
 class _ScoreRecord(BaseModel):
@@ -71,13 +71,18 @@ class _ScoreRecord(BaseModel):
     step_durations_ms: dict[str, float] = Field(default_factory=dict)
     duration_ms: float = 0.0
     judge_calls: list[JudgeCall] = Field(default_factory=list)
-    source: Source = "test"
+    source: Source = "eval"
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime = Field(default_factory=utc_now)
     #: Paths of values replaced so the record could be stored (``"request_context.loop"``, ``"reason"``):
     #: circular or too deep containers, non-UTF-8 bytes, unrepresentable objects, lone surrogates.
     #: Stored rows carry it in ``metadata["agentevals_sanitized"]``.
     sanitized: tuple[str, ...] = ()
+
+    @field_validator("source", mode="before")
+    @classmethod
+    def _legacy_source(cls, value: Any) -> Any:
+        return "eval" if value == "test" else value  # what records of earlier releases say
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -229,7 +229,7 @@ class Scorer:
         """
         return await self.score(coerce_run(run, fields))
 
-    async def score(self, run: Run, *, source: Source = "test") -> ScoreResult:
+    async def score(self, run: Run, *, source: Source = "eval") -> ScoreResult:
         """Score ``run`` (a :class:`Run`), marking the result with ``source``; :meth:`run` for the rest."""
         if "generate_score" not in self._steps:
             raise ScorerError(

@@ -133,7 +133,8 @@ def build_report(
     worst: int = 10,
 ) -> Report:
     """Query the store at ``db`` (a SQLite file or a ``postgresql://`` URL) whose scores table is
-    ``table``; ``since``/``source`` filter the records, ``worst`` is how many lowest scores to list.
+    ``table``; ``since``/``source`` filter the records (``"eval"`` also finds the ``"test"`` rows of
+    earlier releases, and the other way round), ``worst`` is how many lowest scores to list.
 
     Raises ``ValueError`` when there is no store there (no file, not SQLite, no such table, no server).
     """
@@ -309,7 +310,10 @@ def _filters(
         # SQLite: created_at is ISO-8601 UTC text, so text order is time order.
         clauses.append(f"{alias}created_at >= ?")
         params.append(dialect.since_param(since.astimezone(UTC)))
-    if source is not None:
+    if source in ("eval", "test"):  # earlier releases stored evaluations as "test"
+        clauses.append(f"{alias}source IN (?, ?)")
+        params.extend(["eval", "test"])
+    elif source is not None:
         clauses.append(f"{alias}source = ?")
         params.append(source)
     return clauses, params

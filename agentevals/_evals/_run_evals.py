@@ -55,7 +55,7 @@ async def arun_evals(
     to also score each LangGraph node's input and output. ``target``: a LangChain Runnable, a
     ``create_agent`` agent, a LangGraph graph, or a sync/async callable taking the item's input.
     ``thresholds`` maps scorer ids to a minimum (or ``{"min": .., "max": ..}``); ``gates`` are scorers
-    that must score 1.0 on every item. Every record also goes to ``sinks`` (``source="test"``); the
+    that must score 1.0 on every item. Every record also goes to ``sinks`` (``source="eval"``); the
     sinks are not closed. ``on_item_complete(item=, target_result=, scorer_results=)`` may be async.
     Setting ``stop`` (an ``asyncio.Event`` of the running loop) ends the run early: items under way are
     cancelled and the result covers the items done, with ``interrupted=True``.
@@ -251,7 +251,7 @@ class _Runner:
                 scorer=scorer,
                 run=run,
                 error=target_error,
-                source="test",
+                source="eval",
             ).model_copy(update={"failed_step": "target"})
         else:
             try:

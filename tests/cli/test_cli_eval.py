@@ -222,7 +222,7 @@ def test_argparse_errors_and_no_command_exit_2(capsys: pytest.CaptureFixture[str
     capsys.readouterr()
 
 
-def test_eval_db_stores_test_records(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_db_stores_eval_records(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         [
             "eval",
@@ -242,9 +242,9 @@ def test_eval_db_stores_test_records(project: Path, capsys: pytest.CaptureFixtur
             "SELECT scorer_id, source, score, entity FROM agentevals_scores ORDER BY score"
         ).fetchall()
     assert rows == [
-        ("exact_match", "test", 0.0, "upper"),
-        ("exact_match", "test", 1.0, "upper"),
-        ("exact_match", "test", 1.0, "upper"),
+        ("exact_match", "eval", 0.0, "upper"),
+        ("exact_match", "eval", 1.0, "upper"),
+        ("exact_match", "eval", 1.0, "upper"),
     ]
 
 

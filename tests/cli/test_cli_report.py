@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentevals import Run, ScoringEngine, arun_evals, create_scorer
+from agentevals import Run, ScoreResult, ScoringEngine, arun_evals, create_scorer
 from agentevals._evals._report import build_report, parse_since
 from agentevals.cli import main
 from agentevals.scorers import create_exact_match_scorer
@@ -170,7 +170,13 @@ async def test_report_on_records_written_by_the_engine_and_run_evals(
     groups = {(g.key["entity"], g.key["scorer_id"]): g for g in report.by_entity}
     assert groups[("live-agent", "short")].mean == 0.5
     assert (groups[("target", "exact_match")].count, groups[("target", "exact_match")].failures) == (2, 1)
-    assert build_report(path, source="test").total == 2
+    assert build_report(path, source="eval").total == 2
+    with sqlite3.connect(path) as conn:  # an evaluation's rows as earlier releases stored them
+        legacy = conn.execute("UPDATE agentevals_scores SET source = 'test' WHERE source = 'eval'")
+        assert legacy.rowcount == 2
+    assert build_report(path, source="eval").total == build_report(path, source="test").total == 2
+    legacy_record = ScoreResult(scorer_id="s", scorer_name="S", run_id="r", score=1.0, source="test")  # type: ignore[arg-type]
+    assert legacy_record.source == "eval"  # records of earlier releases (dead letters, JSONL) read as eval
     assert main(["report", "--db", str(path), "--source", "live"]) == 0
     assert "2 records, 0 failures" in capsys.readouterr().out
 

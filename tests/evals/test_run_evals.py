@@ -254,7 +254,7 @@ async def test_every_record_goes_to_the_sinks_as_test_source() -> None:
         ITEMS[:3], [create_exact_match_scorer()], flaky, sinks=[broken, good], progress=False
     )
 
-    assert len(good.records) == 3 and {r.source for r in good.records} == {"test"}
+    assert len(good.records) == 3 and {r.source for r in good.records} == {"eval"}
     assert sorted(r.metadata["eval_item"] for r in good.records) == [0, 1, 2]
     assert {r.metadata["eval_id"] for r in good.records} == {result.summary.eval_id}
     assert sum(isinstance(r, ScoreFailure) for r in good.records) == 1

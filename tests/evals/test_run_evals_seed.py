@@ -59,7 +59,7 @@ def test_seed_usage_example_with_a_create_agent_agent(chat_model: Callable[..., 
     assert first.run.input_text == "What is machine learning?"
     assert first.output[-1].content == ANSWERS["What is machine learning?"]
     assert first.results["short"].entity == "my-agent"
-    assert first.results["short"].source == "test"
+    assert first.results["short"].source == "eval"
 
 
 def test_seed_agent_evaluation_example_with_tool_calls(chat_model: Callable[..., Any]) -> None:
