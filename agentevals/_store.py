@@ -185,6 +185,32 @@ def open_store(address: str | os.PathLike[str], *, table: str = TABLE) -> Store:
     return _open_sqlite(Path(address), table)
 
 
+def store_sink(address: str | os.PathLike[str], *, table: str = TABLE) -> Any:
+    """A sink writing to the store at ``address``: ``PostgresSink`` for a ``postgresql://`` URL,
+    ``JsonlSink`` for a ``.jsonl`` file, ``SQLiteSink`` for any other path (created on first write).
+
+    >>> type(store_sink("postgresql://127.0.0.1/test", table="evals")).__name__
+    'PostgresSink'
+    """
+    check_table(table)
+    if is_postgres_address(address):
+        from agentevals.sinks import PostgresSink
+
+        return PostgresSink(str(address), table=table)
+    if is_jsonl_address(address):
+        from agentevals.sinks import JsonlSink
+
+        return JsonlSink(address)
+    from agentevals.sinks import SQLiteSink
+
+    return SQLiteSink(address, table=table)
+
+
+def is_jsonl_address(address: str | os.PathLike[str]) -> bool:
+    """``True`` for a path ending in ``.jsonl`` (a ``JsonlSink`` file)."""
+    return not is_postgres_address(address) and str(address).lower().endswith(".jsonl")
+
+
 def _expected(address: str | os.PathLike[str], problem: str) -> ValueError:
     return ValueError(
         f"no agentevals store at {display_address(address)!r}: {problem}; expected a SQLite file written by "

@@ -91,9 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     rep.set_defaults(handler=_report)
 
-    rp = sub.add_parser("replay", help="re-send a dead-letter file to the SQLite store")
+    rp = sub.add_parser("replay", help="re-send a dead-letter file to a store")
     rp.add_argument("deadletter")
-    rp.add_argument("--db", default="agentevals.db")
+    rp.add_argument(
+        "--db", default="agentevals.db", help="a SQLite file, a postgresql:// URL or a .jsonl file"
+    )
+    rp.add_argument("--table", default="agentevals_scores")
     rp.set_defaults(handler=_replay)
 
     rs = sub.add_parser("rescore", help="score stored runs with new scorers, into the same store")
@@ -105,7 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument("--entity", help="only the runs of this agent or chain")
     rs.add_argument("--limit", type=int, help="only the newest N runs")
     rs.add_argument("--concurrency", type=int, default=8)
-    rs.add_argument("--force", action="store_true", help="also score runs this scorer version scored")
+    rs.add_argument("--force", action="store_true", help="score again and replace what this version stored")
+    rs.add_argument("--table", default="agentevals_scores", help="the store's scores table")
     rs.add_argument("--no-progress", action="store_true")
     rs.set_defaults(handler=_rescore)
 
@@ -384,16 +388,20 @@ def _view(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from agentevals.sinks import SQLiteSink, replay
+    from agentevals._store import display_address, store_sink
+    from agentevals.sinks import replay
 
     if not Path(args.deadletter).is_file():
         raise UsageError(f"no dead-letter file at {args.deadletter!r}")
-    sink = _checked(SQLiteSink(args.db))
+    try:
+        sink = _checked(store_sink(args.db, table=args.table))
+    except ValueError as err:  # a bad --table
+        raise UsageError(str(err)) from err
     try:
         delivered = replay(args.deadletter, sink)
     finally:
         _close(sink)
-    print(f"replayed {delivered} records into {args.db}")
+    print(f"replayed {delivered} records into {display_address(args.db)}")
     return 0
 
 
@@ -446,7 +454,7 @@ def _rescore(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from err
     try:
-        store = open_store(args.db)
+        store = open_store(args.db, table=args.table)
     except ValueError as err:  # no store there, or one newer than this library
         raise UsageError(f"--db: {err}") from err
     try:

@@ -348,3 +348,43 @@ async def test_report_on_postgres(
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
             for name in (table, f"{table}_runs", f"{table}_schema"):
                 await conn.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+async def test_replay_into_postgres_and_a_named_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], postgres: Any
+) -> None:
+    import psycopg
+
+    from agentevals import ScoreResult
+    from agentevals.sinks import DeadLetter, MemorySink
+
+    records = [ScoreResult(scorer_id="s", scorer_name="s", run_id=f"r{i}", score=i / 2) for i in range(3)]
+
+    async def dead_letters(name: str) -> str:
+        dead = DeadLetter(tmp_path / name)
+        await dead.write(records, MemorySink(), OSError("server down"))
+        dead.close()
+        return str(tmp_path / name)
+
+    url, table = postgres.url, f"agentevals_replay_{uuid.uuid4().hex[:10]}"
+    try:
+        assert main(["replay", await dead_letters("pg.jsonl"), "--db", url, "--table", table]) == 0
+        assert "replayed 3 records" in capsys.readouterr().out
+        async with await psycopg.AsyncConnection.connect(url) as conn:
+            cursor = await conn.execute(f"SELECT run_id, score FROM {table} ORDER BY run_id")
+            assert await cursor.fetchall() == [("r0", 0.0), ("r1", 0.5), ("r2", 1.0)]
+    finally:
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+            for name in (table, f"{table}_runs", f"{table}_schema"):
+                await conn.execute(f"DROP TABLE IF EXISTS {name}")
+
+    db = tmp_path / "named.db"  # SQLite, a table of its own
+    assert main(["replay", await dead_letters("sq.jsonl"), "--db", str(db), "--table", "evals_scores"]) == 0
+    assert build_report(db, table="evals_scores").total == 3
+    capsys.readouterr()
+    assert main(["replay", await dead_letters("bad.jsonl"), "--db", str(db), "--table", "drop table"]) == 2
+    assert "invalid table name" in capsys.readouterr().err
+    assert (tmp_path / "bad.jsonl").exists()  # nothing sent, nothing lost
+    assert main(["replay", str(tmp_path / "bad.jsonl"), "--db", "postgresql://me:pw@127.0.0.1:1/test"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot connect" in err and ":pw@" not in err

@@ -83,3 +83,22 @@ def test_cli_rescore_interrupted_exits_130(
     assert main(["rescore", "--db", str(db), "--scorer", "exact_match", "--no-progress"]) == 130
     captured = capsys.readouterr()
     assert "2 scored" in captured.out and "interrupted after 2 records" in captured.err
+
+
+def test_cli_rescore_a_named_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "named.db"
+    engine = ScoringEngine(
+        create_scorer(id="one").generate_score(lambda **_: 1.0),
+        sinks=[SQLiteSink(path, table="evals_scores")],
+        linger=0,
+    )
+    assert engine.submit(Run(run_id="run-0", input="q", output="a", ground_truth="a"))
+    assert engine.shutdown(timeout=30)
+    args = ["rescore", "--db", str(path), "--scorer", "exact_match", "--no-progress"]
+    assert main(args) == 2  # no agentevals_scores table there
+    assert "no table 'agentevals_scores'" in capsys.readouterr().err
+    assert main([*args, "--table", "evals_scores"]) == 0
+    assert "1 scored" in capsys.readouterr().out
+    assert _rows(
+        path, "SELECT scorer_id, score, source FROM evals_scores WHERE scorer_id = 'exact_match'"
+    ) == [("exact_match", 1.0, "rescore")]
