@@ -15,7 +15,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentevals._engine._config import ScorerEntry, check_timeout
 from agentevals._engine._inline import InlineWorker
@@ -25,6 +25,9 @@ from agentevals._engine._stats import EngineStats, FlushReport, RuleCounters, pe
 from agentevals._limits._gate import JudgeGate
 from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._retry import DeadLetter
+
+if TYPE_CHECKING:
+    from agentevals._remote._forwarder import Forwarder
 
 logger = logging.getLogger("agentevals.engine")
 
@@ -64,6 +67,7 @@ class EngineControl:
     _sigterm: SigtermFlush | None
     _gate: JudgeGate | None
     _worker: InlineWorker | None
+    _forwarder: Forwarder | None  # with broker=: publishes the accepted runs instead of scoring them
     dead_letter: DeadLetter
     exit_timeout: float
 
@@ -77,6 +81,8 @@ class EngineControl:
         self._done["lost"] += lost
 
     def _is_idle(self) -> bool:
+        if self._forwarder is not None and not self._forwarder.idle:
+            return False
         return not self._queue and self._pending_pairs == 0 and all(w.idle for w in self._workers)
 
     def _check_settled(self) -> None:
@@ -93,6 +99,8 @@ class EngineControl:
         self._rush.set()
         for worker in self._workers:
             worker.hurry()
+        if self._forwarder is not None:
+            self._forwarder.hurry()
         try:
             while not self._is_idle():
                 remaining = deadline - time.monotonic()
@@ -114,10 +122,22 @@ class EngineControl:
     def _totals(self) -> dict[str, int]:
         counts = self._counts
         dropped = counts["dropped_overflow"] + counts["dropped_evicted"] + counts["dropped_shutdown"]
-        return {**self._done, "written": sum(w.written for w in self._workers), "dropped": dropped}
+        remote = self._remote_counts()
+        dropped += remote.get("dropped_unsent", 0)
+        totals = {**self._done, "written": sum(w.written for w in self._workers), "dropped": dropped}
+        return {**totals, "published": remote.get("published", 0)}
+
+    def _remote_counts(self) -> dict[str, int]:
+        """The forwarder's counters (none without ``broker=``)."""
+        f = self._forwarder
+        if f is None:
+            return {}
+        return {"published": f.published, "spooled": f.spooled, "recovered": f.recovered,
+                "dropped_unsent": f.dropped, "forwarding": f.waiting}  # fmt: skip
 
     def _pending(self) -> int:
-        return len(self._queue) + self._scoring + sum(w.pending for w in self._workers)
+        forwarding = self._forwarder.waiting if self._forwarder is not None else 0
+        return len(self._queue) + self._scoring + sum(w.pending for w in self._workers) + forwarding
 
     def _report(self, completed: bool) -> FlushReport:
         """A report of what changed since the previous one (runs on the loop)."""
@@ -150,6 +170,9 @@ class EngineControl:
         if self._worker is not None:
             self._worker.close()
         self._abandon_queued()
+        if self._forwarder is not None:  # runs held in memory are abandoned; spooled ones stay there
+            grace = max(_CLOSE_GRACE, deadline - time.monotonic())
+            self._done["abandoned"] += await asyncio.to_thread(self._forwarder.close, grace)
         for worker in self._workers:
             leftover = worker.take_all()
             if leftover:
@@ -285,10 +308,13 @@ class EngineControl:
             done["abandoned"] += queued + scoring
             done["lost"] += buffered
             queued = scoring = buffered = 0
+        remote = self._remote_counts()
+        dropped = counts["dropped_overflow"] + counts["dropped_evicted"] + counts["dropped_shutdown"]
         return EngineStats(
             **counts,
             **done,
-            dropped=counts["dropped_overflow"] + counts["dropped_evicted"] + counts["dropped_shutdown"],
+            **remote,
+            dropped=dropped + remote.get("dropped_unsent", 0),
             queued=queued,
             scoring=scoring,
             written={w.name: w.written for w in self._workers},

@@ -85,6 +85,15 @@ class ScoringEngine(EngineDispatch):
     - ``handle_sigterm``: on SIGTERM (how containers stop a service), flush within ``exit_timeout``,
       then run the handler the application had installed, or, if none, end the process as SIGTERM
       does. Installed only when the engine is made on the main thread; ``False`` leaves SIGTERM alone.
+    - ``broker``: score on workers (``agentevals worker``) instead of here: accepted runs go to a
+      forwarder thread that publishes them to RabbitMQ (``"amqp://guest:guest@127.0.0.1:5672/"``) or
+      Redis (``"redis://127.0.0.1:6379/0"``) on the ``broker_queue`` queue; the workers' sinks store the
+      records, so ``sinks=`` and ``redact=`` go to them, and the judges are checked there. The broker may
+      be down: runs wait (reconnects with backoff), in memory up to ``queue_size`` or, with
+      ``spool="agentevals-spool.db"``, in a SQLite file of at most ``spool_size`` runs that they leave
+      only once the broker confirmed them (a restarted process on the same spool sends what a killed
+      one left). ``stats()`` counts ``published``, ``spooled``, ``recovered``, ``dropped_unsent`` and
+      ``forwarding`` (waiting); ``flush()`` waits for the publish. Needs ``agentevals-core[workers]``.
 
     ``shutdown()`` runs at interpreter exit, so a normal exit loses nothing that was accepted.
 
@@ -135,13 +144,17 @@ class ScoringEngine(EngineDispatch):
         exit_timeout: float = 30.0,
         handle_sigterm: bool = True,
         check: bool = True,
+        broker: str | None = None,
+        spool: str | os.PathLike[str] | None = None,
+        spool_size: int = 100_000,
+        broker_queue: str = "agentevals",
         budgets: Sequence[Budget | Mapping[str, Any]] = (),
         breaker: Breaker | Mapping[str, Any] | None = DEFAULT_BREAKER,
     ) -> None:
         self._entries = normalize_scorers(scorers)
         entry_budgets = {key: e.budget for key, e in self._entries.items() if e.budget is not None}
         self._gate = build_gate(list(self._entries), entry_budgets, budgets, breaker)
-        if check:
+        if check and broker is None:  # with a broker, the workers run (and check) the judges
             check_scorers(self._entries)
         check_options(
             queue_size=queue_size,
@@ -155,6 +168,13 @@ class ScoringEngine(EngineDispatch):
             exit_timeout=exit_timeout,
             retry=retry,
         )
+        remote = None
+        if broker is not None or spool is not None:
+            from agentevals._remote._attach import check_remote_options
+
+            remote = check_remote_options(
+                broker, spool=spool, spool_size=spool_size, queue=broker_queue, sinks=sinks, redact=redact
+            )
         self.queue_size = queue_size
         self.overflow: Overflow = overflow
         self.max_concurrency = max_concurrency
@@ -163,7 +183,8 @@ class ScoringEngine(EngineDispatch):
         self.entity = entity
         self.exit_timeout = exit_timeout
         self.linger = linger
-        self.sinks: list[Sink] = [as_sink(s) for s in sinks] if sinks is not None else [default_sink()]
+        default = sinks is None and remote is None  # with a broker, the workers store the records
+        self.sinks: list[Sink] = [default_sink()] if default else [as_sink(s) for s in sinks or ()]
         if check:
             check_sinks(self.sinks)
         self.dead_letter = DeadLetter(dead_letter)
@@ -232,7 +253,13 @@ class ScoringEngine(EngineDispatch):
         ]
         self._tasks = set()
         self._service = []
-        self._loop.call_soon_threadsafe(self._start)
+        self._forwarder = None
+        start = self._start
+        if remote is not None:  # runs go to the broker instead of the scoring dispatch
+            from agentevals._remote._attach import start_forwarder
+
+            self._forwarder, start = start_forwarder(self, remote, batch_size=batch_size)
+        self._loop.call_soon_threadsafe(start)
         atexit.register(self._at_exit)
         self._sigterm = install_sigterm_flush(self) if handle_sigterm else None
 

@@ -24,7 +24,13 @@ class EngineStats:
     Runs accepted: ``accepted`` = ``finished`` (every sampled scorer produced its record) +
     ``dropped_evicted`` (pushed out of a full queue by a newer run, ``drop_oldest``) + ``abandoned``
     (given up when a shutdown ran out of time) + ``queued`` (waiting) + ``scoring`` (being scored).
-    ``dropped`` is ``dropped_overflow + dropped_evicted + dropped_shutdown``.
+    ``dropped`` is ``dropped_overflow + dropped_evicted + dropped_shutdown + dropped_unsent``.
+
+    With ``broker=`` runs are published instead of scored: ``accepted`` + ``recovered`` (runs found in
+    the spool, left by an engine that stopped) = ``published`` (the broker confirmed them) +
+    ``dropped_evicted`` + ``dropped_unsent`` (the spool was full, or the run could not be built) +
+    ``abandoned`` (held in memory when a shutdown ran out of time) + ``queued`` + ``forwarding`` (taken by
+    the forwarder, waiting in memory or in the spool). ``spooled`` counts runs written to the spool.
 
     Records (one per run and sampled scorer): ``records`` = ``scored`` (results) + ``failed`` (error
     records: raised, timed out, run could not be built) + ``skipped`` (an input the scorer needs was
@@ -68,6 +74,11 @@ class EngineStats:
     latency_ms_p99: float | None = None
     sampled: dict[str, int] = field(default_factory=dict)
     skipped_by_scorer: dict[str, int] = field(default_factory=dict)
+    published: int = 0
+    spooled: int = 0
+    recovered: int = 0
+    dropped_unsent: int = 0
+    forwarding: int = 0
     budgets: dict[str, BudgetUsage] = field(default_factory=dict)
     breakers: dict[str, BreakerStatus] = field(default_factory=dict)
     sampled_by_rule: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
@@ -92,9 +103,11 @@ class EngineStats:
             problems.append(f"submitted {self.submitted} != accepted + sampled_out + invalid + overflow + "
                             f"after shutdown = {offered}")  # fmt: skip
         ended = self.finished + self.dropped_evicted + self.abandoned + self.queued + self.scoring
-        if self.accepted != ended:
-            problems.append(f"accepted {self.accepted} != finished + evicted + abandoned + queued + "
-                            f"scoring = {ended}")  # fmt: skip
+        ended += self.published + self.dropped_unsent + self.forwarding  # with broker=
+        if self.accepted + self.recovered != ended:
+            problems.append(f"accepted + recovered {self.accepted + self.recovered} != finished + "
+                            "published + evicted + unsent + abandoned + queued + scoring + forwarding = "
+                            f"{ended}")  # fmt: skip
         if self.skipped != sum(self.skipped_by_scorer.values()):
             problems.append(
                 f"skipped {self.skipped} != sum(skipped_by_scorer) = {sum(self.skipped_by_scorer.values())}"
@@ -133,6 +146,7 @@ class FlushReport:
     dropped: int = 0
     abandoned: int = 0
     pending: int = 0
+    published: int = 0
 
     def __bool__(self) -> bool:
         return self.completed and not (self.dead_lettered or self.lost or self.abandoned)
@@ -169,7 +183,8 @@ class RuleCounters:
         }
 
 
-REPORTED = ("scored", "failed", "skipped", "written", "dead_lettered", "lost", "dropped", "abandoned")
+REPORTED = ("scored", "failed", "skipped", "written", "dead_lettered", "lost", "dropped", "abandoned",
+            "published")  # fmt: skip
 
 
 def report_since(
