@@ -195,7 +195,10 @@ def _all_of(tests: list[Predicate]) -> Predicate:
         return tests[0]
 
     def every(run: Run) -> bool:
-        return all(test(run) for test in tests)
+        for test in tests:  # noqa: SIM110  (a loop: all() would make a generator per run)
+            if not test(run):
+                return False
+        return True
 
     return every
 
@@ -213,12 +216,19 @@ def _compile_key(key: Any, spec: Any) -> Predicate:
         if not isinstance(spec, Mapping):
             raise ValueError(f"{key!r} takes thresholds, e.g. {{{key!r}: {{'gt': 2000}}}}, got {spec!r}")
         return _field(_NUMBER_FIELDS[key], _value_test(key, spec, tuple(_THRESHOLDS)))
+    plain = spec is not None and not isinstance(spec, Mapping | list | tuple)  # equality: the usual case
     if key == "entity":
+        if plain:
+            return lambda run: run.entity == spec  # one call per run (an absent entity is None)
         return _field(_entity, _value_test(key, spec, _VALUE_OPERATORS))
     if key == "model":
         return _any_model(_value_test(key, spec, _VALUE_OPERATORS))
     if key.startswith("metadata.") and all(key.split(".")[1:]):
-        return _field(_metadata_path(key.split(".")[1:]), _value_test(key, spec, _VALUE_OPERATORS))
+        path = key.split(".")[1:]
+        if plain and len(path) == 1:
+            (only,) = path
+            return lambda run: run.metadata.get(only, MISSING) == spec
+        return _field(_metadata_path(path), _value_test(key, spec, _VALUE_OPERATORS))
     raise ValueError(f"unknown predicate {key!r}; expected one of {list(KEYS)}")
 
 
@@ -254,7 +264,10 @@ def _any_of(spec: Any) -> Predicate:
         tests.append(_all_of([_compile_key(k, v) for k, v in option.items()]))
 
     def one(run: Run) -> bool:
-        return any(test(run) for test in tests)
+        for test in tests:  # noqa: SIM110  (a loop: any() would make a generator per run)
+            if test(run):
+                return True
+        return False
 
     return one
 
@@ -358,7 +371,10 @@ def _value_test(key: str, spec: Any, allowed: tuple[str, ...]) -> ValueTest:
             return tests[0]
 
         def every(value: Any) -> bool:
-            return all(test(value) for test in tests)
+            for test in tests:  # noqa: SIM110  (a loop: all() would make a generator per run)
+                if not test(value):
+                    return False
+            return True
 
         return every
     if isinstance(spec, list | tuple):

@@ -110,6 +110,9 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument("--concurrency", type=int, default=8)
     rs.add_argument("--force", action="store_true", help="score again and replace what this version stored")
     rs.add_argument("--table", default="agentevals_scores", help="the store's scores table")
+    rs.add_argument(
+        "--sampling", metavar="FILE", help="a sampling policy (JSON or YAML): score the runs it samples"
+    )
     rs.add_argument("--no-progress", action="store_true")
     rs.set_defaults(handler=_rescore)
 
@@ -436,6 +439,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _rescore(args: argparse.Namespace) -> int:
     from agentevals._evals._report import parse_since
+    from agentevals._sampling import Sampling
     from agentevals._store import open_store
     from agentevals.evals import rescore
 
@@ -454,6 +458,10 @@ def _rescore(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from err
     try:
+        sampling = Sampling.from_file(args.sampling) if args.sampling else None
+    except (OSError, ValueError) as err:
+        raise UsageError(f"--sampling: {err}") from err
+    try:
         store = open_store(args.db, table=args.table)
     except ValueError as err:  # no store there, or one newer than this library
         raise UsageError(f"--db: {err}") from err
@@ -467,6 +475,7 @@ def _rescore(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             force=args.force,
             progress=not args.no_progress,
+            sampling=sampling,
         )
     except (ValueError, TypeError) as err:
         raise UsageError(str(err)) from err
@@ -475,6 +484,7 @@ def _rescore(args: argparse.Namespace) -> int:
     print(
         f"rescored {summary.runs} runs from {args.db}: {summary.scored} scored, {summary.failed} failed, "
         f"{summary.skipped} skipped, {summary.already_scored} already scored"
+        + (f", {summary.sampled_out} sampled out" if sampling is not None else "")
         + (f", {summary.sink_errors} batches not stored" if summary.sink_errors else "")
     )
     if summary.interrupted:

@@ -258,3 +258,63 @@ def test_from_file_errors_name_the_file(tmp_path: Path) -> None:
         assert name in str(caught.value)
     with pytest.raises(FileNotFoundError):
         Sampling.from_file(tmp_path / "missing.yaml")
+
+
+def test_cli_rescore_scores_only_the_runs_the_policy_samples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentevals import ScoringEngine, create_scorer
+    from agentevals.cli import main
+    from agentevals.sinks import SQLiteSink
+
+    db = tmp_path / "scores.db"
+    length = create_scorer(id="length").generate_score(lambda run, **_: min(1.0, len(run.output_text) / 10))
+    engine = ScoringEngine(length, sinks=[SQLiteSink(db)], linger=0, dead_letter=tmp_path / "dl.jsonl")
+    stored = [
+        Run(
+            run_id=f"run-{i}",
+            input=f"q{i}",
+            output=f"a{i}",
+            ground_truth=f"a{i}",
+            entity="checkout" if i % 2 else "search",
+            metadata={"feedback": "negative"} if i % 10 == 0 else {},
+        )
+        for i in range(300)
+    ]
+    assert all(engine.submit(run) for run in stored)
+    assert engine.shutdown(timeout=30)
+    policy = tmp_path / "sampling.yaml"
+    policy.write_text(
+        "rules:\n"
+        "  - when: {metadata.feedback: negative}\n"
+        "    rate: 1.0\n"
+        "  - when: {entity: checkout}\n"
+        "    rate: 0.3\n"
+    )  # no catch-all: the other "search" runs are not sampled
+    expected = {
+        r.run_id
+        for r in stored
+        if r.metadata.get("feedback") == "negative"
+        or (r.entity == "checkout" and sample_point(r.run_id) < 0.3)
+    }
+    assert 50 < len(expected) < 150
+    args = ["rescore", "--db", str(db), "--scorer", "exact_match", "--sampling", str(policy), "--no-progress"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert f"rescored 300 runs from {db}: {len(expected)} scored" in out
+    assert f"{300 - len(expected)} sampled out" in out
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rescored = {
+            row[0]
+            for row in conn.execute("SELECT run_id FROM agentevals_scores WHERE scorer_id = 'exact_match'")
+        }
+    assert rescored == expected
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rules:\n  - when: {entyty: checkout}\n    rate: 0.3\n")
+    for path, message in ((bad, "unknown predicate 'entyty'"), (tmp_path / "missing.yaml", "missing.yaml")):
+        assert main([*args[:5], "--sampling", str(path), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert "--sampling" in err and message in err

@@ -22,6 +22,7 @@ from agentevals._evals._progress import ProgressBar
 from agentevals._failure import error_record, skipped_record
 from agentevals._result import ScoreRecord
 from agentevals._run import Run
+from agentevals._sampling import Sampling
 from agentevals._scorer import Scorer
 from agentevals._store import Store, open_store
 from agentevals._sync import background_loop, run_soon
@@ -44,7 +45,8 @@ class RescoreSummary:
     counts are (run, scorer) pairs: ``scored``, ``failed`` (error records), ``skipped`` (skip records:
     a missing input, or a failed run), ``already_scored`` (left alone: the store had a record of that
     scorer version). ``sink_errors``: batches a sink failed to write. ``interrupted``: stopped early
-    (Ctrl-C); the counts cover what was done and stored.
+    (Ctrl-C); the counts cover what was done and stored. ``sampled_out``: runs a ``sampling`` policy
+    left out (not scored, in no other count but ``runs``).
 
     >>> RescoreSummary(runs=2, scored=2).total
     2
@@ -57,6 +59,7 @@ class RescoreSummary:
     already_scored: int = 0
     sink_errors: int = 0
     interrupted: bool = False
+    sampled_out: int = 0
 
     @property
     def total(self) -> int:
@@ -76,6 +79,7 @@ async def arescore(
     progress: bool = True,
     sinks: Sequence[Any] | None = None,
     stop: asyncio.Event | None = None,
+    sampling: Sampling | Any = None,
 ) -> RescoreSummary:
     """Score the runs stored at ``store`` (a SQLite path, a ``postgresql://`` URL or an opened
     :class:`~agentevals._store.Store`) with ``scorers`` and store the records (``source="rescore"``) in
@@ -88,16 +92,20 @@ async def arescore(
     after changing a scorer that keeps its version. A run that failed (``Run.error``) gets a skipped record (``run_failed``),
     as live scoring does. At most ``concurrency`` scorer calls run at once (a judge retries on its own).
     Setting ``stop`` ends early: records done are stored and the summary says ``interrupted=True``.
+    ``sampling`` (a :class:`~agentevals.Sampling` or what :meth:`Sampling.of <agentevals.Sampling.of>`
+    takes, e.g. ``Sampling.from_file("sampling.yaml")``) scores only the runs it samples, as live
+    scoring would have: a policy tried on stored traffic.
 
     >>> import asyncio, tempfile, pathlib
     >>> from agentevals.sinks import SQLiteSink
     >>> from agentevals.scorers import create_exact_match_scorer
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.db"
     >>> SQLiteSink(path).check()
-    >>> asyncio.run(arescore(path, [create_exact_match_scorer()], progress=False))
-    RescoreSummary(runs=0, scored=0, failed=0, skipped=0, already_scored=0, sink_errors=0, interrupted=False)
+    >>> asyncio.run(arescore(path, [create_exact_match_scorer()], progress=False))  # doctest: +ELLIPSIS
+    RescoreSummary(runs=0, scored=0, failed=0, skipped=0, already_scored=0, sink_errors=0, ...)
     """
     scorer_list = _check_scorers(scorers)
+    policy = None if sampling is None else Sampling.of(sampling)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     moment = datetime.now(UTC) - since if isinstance(since, timedelta) else since
@@ -111,7 +119,8 @@ async def arescore(
         targets = _as_sinks(sinks) if sinks is not None else [own_sink]
         reader = _Reader(opened.runs(since=moment, entity=entity, limit=limit))
         try:
-            return await _Rescore(scorer_list, targets, concurrency, progress).run(total, reader, done, stop)
+            rescoring = _Rescore(scorer_list, targets, concurrency, progress, policy)
+            return await rescoring.run(total, reader, done, stop)
         finally:
             await reader.close()
     finally:
@@ -132,6 +141,7 @@ def rescore(
     force: bool = False,
     progress: bool = True,
     sinks: Sequence[Any] | None = None,
+    sampling: Sampling | Any = None,
 ) -> RescoreSummary:
     """Blocking :func:`arescore`; works in scripts and inside a running event loop (Jupyter).
 
@@ -160,6 +170,7 @@ def rescore(
             progress=progress,
             sinks=sinks,
             stop=stop,
+            sampling=sampling,
         )
     )
     try:
@@ -198,8 +209,17 @@ class _Rescore:
     """One re-score: workers take (run, scorer) pairs as the reader hands the runs over; records are
     written in batches behind the scoring (at most ``WRITES_AHEAD`` batches in flight)."""
 
-    def __init__(self, scorers: list[Scorer], sinks: list[Any], concurrency: int, progress: bool) -> None:
+    def __init__(
+        self,
+        scorers: list[Scorer],
+        sinks: list[Any],
+        concurrency: int,
+        progress: bool,
+        sampling: Sampling | None,
+    ) -> None:
         self.scorers = scorers
+        self.sampling = sampling
+        self.sampled_out = 0
         self.sinks = sinks
         self.concurrency = concurrency
         self.progress = progress
@@ -229,6 +249,7 @@ class _Rescore:
             already_scored=self.already,
             sink_errors=self.sink_errors,
             interrupted=interrupted,
+            sampled_out=self.sampled_out,
             **self.counts,
         )
 
@@ -239,6 +260,11 @@ class _Rescore:
                 chunk = await self.reader.next()
                 self.exhausted = not chunk
                 for run in chunk:
+                    if self.sampling is not None and not self.sampling.sampled(run):
+                        self.sampled_out += 1
+                        for _ in self.scorers:
+                            self.bar.advance()
+                        continue
                     for scorer, seen in zip(self.scorers, self.done, strict=True):
                         if run.run_id in seen:
                             self.already += 1
