@@ -31,6 +31,7 @@ import gc
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -147,8 +148,16 @@ class Round(NamedTuple):
         return self.handler_ms / self.base_ms
 
 
-def measure(runs: int, block: int, use_async: bool, rate: float | None, sink: Any) -> Round:
-    """One round; ``rate=None`` is the control: the no-op baseline against a second no-op handler."""
+def measure(
+    runs: int,
+    block: int,
+    use_async: bool,
+    rate: float | None,
+    sink: Any,
+    make_engine: Callable[[dict[str, Any]], ScoringEngine] | None = None,
+) -> Round:
+    """One round; ``rate=None`` is the control: the no-op baseline against a second no-op handler.
+    ``make_engine(scorers)`` makes the handler's engine (default: scoring here into ``sink``)."""
     agent = create_agent(
         ScriptedChatModel(respond=reply), tools=[get_weather, add], system_prompt="Be brief."
     )
@@ -156,7 +165,7 @@ def measure(runs: int, block: int, use_async: bool, rate: float | None, sink: An
     handler: Any = NoOpControl()
     if rate is not None:
         sampled = {s.id: {"scorer": s, "sampling": {"type": "ratio", "rate": rate}} for s in scorers()}
-        engine = ScoringEngine(sampled, sinks=[sink])
+        engine = make_engine(sampled) if make_engine else ScoringEngine(sampled, sinks=[sink])
         handler = ScorerCallbackHandler(engine=engine)
     baseline = NoOp()
 

@@ -154,7 +154,9 @@ class EngineControl:
     async def _stop(self, timeout: float) -> FlushReport:
         deadline = time.monotonic() + timeout
         flushed = await self._settle(timeout)
-        if not flushed:
+        if not flushed and self._forwarder is not None:
+            self._forwarder.log_unpublished(timeout)
+        elif not flushed:
             logger.error(
                 "agentevals: shutdown timed out after %s s; %d queued run(s) and %d scoring call(s) "
                 "abandoned; buffered records go to the dead-letter file %s",

@@ -162,7 +162,8 @@ class Forwarder:
 
     def close(self, timeout: float) -> int:
         """Stop within ``timeout`` seconds and close the broker's connections. Returns the runs held in
-        memory that were not published (spooled ones stay in the spool for the next start)."""
+        memory that were not published, now abandoned (spooled ones stay in the spool for the next start;
+        0 when the thread did not stop in time: what it holds still counts as waiting)."""
         self._stopping = True
         self._wake.set()
         self._thread.join(max(0.0, timeout))
@@ -177,6 +178,20 @@ class Forwarder:
         abandoned = self._in_hand + len(self._held)
         self._held, self._in_hand = [], 0
         return abandoned
+
+    def log_unpublished(self, timeout: float) -> None:
+        """A shutdown ran out of time: say what is left, and where."""
+        if self._spool is not None:
+            where = f"they stay in spool {str(self._spool.path)!r} for the next start"
+        else:
+            where = "they are abandoned (no spool=)"
+        logger.warning(
+            "agentevals: shutdown timed out after %s s with broker %s; %d run(s) not published: %s",
+            timeout,
+            display_address(self.url),
+            self.waiting,
+            where,
+        )
 
     # -- the forwarder's thread ---------------------------------------------------------------------
 
@@ -344,7 +359,7 @@ class Forwarder:
         if adopted:
             self.recovered += adopted
             logger.warning(
-                "agentevals: %d run(s) left in spool %s by an engine that stopped are published now",
+                "agentevals: %d run(s) left in spool %s by an engine that stopped: publishing them here",
                 adopted,
                 self._spool.path,
             )

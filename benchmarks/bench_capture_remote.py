@@ -1,0 +1,125 @@
+"""Capture overhead with remote scoring: ScorerCallbackHandler on an engine with ``broker=`` (the runs
+are published to RabbitMQ for ``agentevals worker`` to score) vs a no-op callback handler.
+
+The agent and the method are ``bench_capture.py``'s (real ``create_agent`` agent on a scripted model,
+ABBA blocks, median of ``--rounds``): here the engine has 5 code scorers and 1 LLM-judged scorer (on
+a fake judge; it never runs in this process) sampling every run, and each handler block is timed
+until the broker confirmed every run of the block (the engine's ``flush``), so building, encoding and
+publishing the runs count against the handler. "spool" also writes each run to a SQLite spool first.
+"no-op vs no-op" is the noise control. Target: ratio <= 1.03 for ``invoke`` and ``ainvoke``.
+
+Run (one heavy thing at a time)::
+
+    flock /tmp/agentevals-heavy.lock uv run python benchmarks/bench_capture_remote.py [--broker URL]
+        [--runs 1000] [--block 20] [--rounds 3] [--only LABEL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from bench_capture import Round, measure
+from bench_engine import CountingSink
+from pydantic import BaseModel
+
+from agentevals import ScoringEngine, create_scorer
+from agentevals.steps import PromptStep
+from agentevals.testing import FakeJudge, FakeJudgeServer
+
+
+class Verdict(BaseModel):
+    correct: bool
+
+
+def judged(api_base: str) -> Any:
+    """One LLM-judged scorer (its judge is never called here: the workers run it)."""
+    judge = FakeJudge(model="openai/gpt-4o-mini", api_base=api_base, api_key="fake-key")
+    return (
+        create_scorer(id="verdict", judge=judge)
+        .analyze(
+            PromptStep(
+                description="verdict",
+                create_prompt=lambda run, **_: f"Is {run.output_text!r} right?",
+                output_schema=Verdict,
+            )
+        )
+        .generate_score(lambda results, **_: 1.0 if results.analyze_step_result.correct else 0.0)
+    )
+
+
+def delete_queue(broker: str, queue: str) -> None:
+    import pika
+
+    conn = pika.BlockingConnection(pika.URLParameters(broker))
+    try:
+        channel = conn.channel()
+        for name in (queue, f"{queue}.DQ", f"{queue}.XQ"):
+            channel.queue_delete(name)
+    finally:
+        conn.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--broker", default="amqp://guest:guest@127.0.0.1:5672/", help="RabbitMQ URL")
+    parser.add_argument("--runs", type=int, default=1000, help="invocations per setup and round")
+    parser.add_argument("--block", type=int, default=20, help="invocations per alternating block")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per setup (median reported)")
+    parser.add_argument("--only", default="", help="run only the setups whose label contains this")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="agentevals-bench-"))
+    setups: list[tuple[str, bool, bool | None]] = [
+        ("invoke, broker", False, False),
+        ("ainvoke, broker", True, False),
+        ("invoke, broker + spool", False, True),
+        ("ainvoke, broker + spool", True, True),
+        ("invoke, no-op vs no-op", False, None),
+        ("ainvoke, no-op vs no-op", True, None),
+    ]
+    with FakeJudgeServer() as server:
+        for label, use_async, spool in setups:
+            if args.only not in label:
+                continue
+            queue = f"agentevals_bench_{uuid.uuid4().hex[:8]}"
+
+            def make_engine(scorers: dict[str, Any], spool: bool | None = spool, queue: str = queue) -> Any:
+                scorers = {**scorers, "verdict": judged(server.url)}
+                path = folder / f"spool-{uuid.uuid4().hex[:8]}.db" if spool else None
+                return ScoringEngine(scorers, broker=args.broker, broker_queue=queue, spool=path)
+
+            try:
+                rounds: list[Round] = [
+                    measure(
+                        args.runs,
+                        args.block,
+                        use_async,
+                        None if spool is None else 1.0,
+                        CountingSink(),
+                        make_engine=make_engine,
+                    )
+                    for _ in range(args.rounds)
+                ]
+            finally:
+                delete_queue(args.broker, queue)
+            rounds.sort(key=lambda r: r.ratio)
+            middle = rounds[len(rounds) // 2]
+            pairs = statistics.median(x for r in rounds for x in r.block_ratios)
+            cpu = statistics.median(r.cpu_ratio for r in rounds)
+            stats = middle.stats
+            sent = "" if stats is None else f" | published {stats.published} of {stats.accepted}"
+            print(
+                f"{label:<24} no-op {middle.base_ms:5.2f} ms/run"
+                f" | with handler {middle.handler_ms:5.2f} ms/run"
+                f" | ratio {middle.ratio:.3f} (rounds {' '.join(f'{r.ratio:.3f}' for r in rounds)};"
+                f" median of block pairs {pairs:.3f}; CPU {cpu:.3f}){sent}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
