@@ -19,7 +19,7 @@ import os
 import re
 import sqlite3
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -30,10 +30,19 @@ from pydantic_core import from_json
 
 from agentevals._messages import AgentInput, Message
 from agentevals._run import Run, looks_like_agent_input
-from agentevals.sinks._row import RUN_COLUMNS, RUN_JSON_COLUMNS, TABLE, Tables, tables, utc_text
+from agentevals.sinks._row import (
+    RUN_COLUMNS,
+    RUN_JSON_COLUMNS,
+    SCHEMA_VERSION,
+    TABLE,
+    Tables,
+    tables,
+    utc_text,
+)
 from agentevals.sinks._sqlite import OnConflict, check_table
 
 Kind = Literal["sqlite", "postgres"]
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def is_postgres_address(address: str | os.PathLike[str]) -> bool:
@@ -56,13 +65,44 @@ class Store:
     The connection is closed by :meth:`close` (or leaving a ``with`` block).
     """
 
-    def __init__(self, address: str, kind: Kind, conn: Any, table: str) -> None:
+    def __init__(
+        self,
+        address: str,
+        kind: Kind,
+        conn: Any,
+        table: str,
+        *,
+        database: Path | None = None,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         self.address = address
         self.kind: Kind = kind
         self.table = table
+        #: The SQLite file read (a JSONL store is read from a copy in a temporary SQLite file).
+        self.database = database
         self._tables = tables(table)
         self._conn = conn
         self._mark = "?" if kind == "sqlite" else "%s"
+        self._on_close = on_close
+
+    @property
+    def display(self) -> str:
+        """The address without a password, for messages."""
+        return display_address(self.address)
+
+    @property
+    def connection(self) -> Any:
+        """The open DB-API connection (``sqlite3`` or ``psycopg``, autocommit)."""
+        return self._conn
+
+    def reader(self) -> Any:
+        """Another connection to a SQLite store, read-only (for queries run in threads beside this one);
+        ``None`` for PostgreSQL."""
+        if self.database is None:
+            return None
+        return sqlite3.connect(
+            f"{self.database.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
+        )
 
     @property
     def tables(self) -> Tables:
@@ -152,8 +192,13 @@ class Store:
     def sink(self, *, replace: bool = False) -> Any:
         """A new sink writing scores to this store (``SQLiteSink`` or ``PostgresSink``, same table); its
         runs are here already, so it writes no runs rows (``store_runs="none"``). ``replace``: a record
-        replaces the stored row of its id (else the stored row is kept)."""
+        replaces the stored row of its id (else the stored row is kept). A JSONL store's sink appends to
+        its file."""
         on_conflict: OnConflict = "replace" if replace else "keep"
+        if is_jsonl_address(self.address):  # append-only: a forced record is added again
+            from agentevals.sinks import JsonlSink
+
+            return JsonlSink(self.address)
         if self.kind == "sqlite":
             from agentevals.sinks import SQLiteSink
 
@@ -164,6 +209,8 @@ class Store:
 
     def close(self) -> None:
         self._conn.close()
+        if self._on_close is not None:
+            self._on_close()
 
     def __enter__(self) -> Store:
         return self
@@ -174,15 +221,31 @@ class Store:
         self.close()
 
 
-def open_store(address: str | os.PathLike[str], *, table: str = TABLE) -> Store:
-    """Open the store at ``address``: a SQLite file written by ``SQLiteSink`` or a ``postgresql://`` URL
-    (``PostgresSink``). A version-1 store is migrated first (as a sink would). Raises ``ValueError``
-    saying what was expected when there is no store there (a missing file, a file that is not SQLite,
-    a database without the tables) or it is newer than this library."""
+def open_store(address: str | os.PathLike[str], *, table: str = TABLE, read_only: bool = False) -> Store:
+    """Open the store at ``address``: a SQLite file written by ``SQLiteSink``, a ``postgresql://`` URL
+    (``PostgresSink``) or a ``.jsonl`` file written by ``JsonlSink`` (read from a copy in a temporary
+    SQLite file, so every query works on it; its :meth:`Store.sink` appends to the file). A store written
+    by an earlier release is migrated first (as a sink would); a current one is read without DDL, so a
+    read-only file or role is enough; ``read_only`` opens a SQLite file read-only. Raises ``ValueError``
+    saying what was expected when there is no store there (a missing file, a file that is not SQLite or
+    not JSONL records, a database without the tables, no server) or it is newer than this library."""
     check_table(table)
     if is_postgres_address(address):
         return _open_postgres(str(address), table)
-    return _open_sqlite(Path(address), table)
+    if is_jsonl_address(address):
+        from agentevals._store_jsonl import load_jsonl
+
+        path = Path(address)
+        if not path.is_file():
+            raise _expected(path, "the file does not exist" if not path.exists() else "it is not a file")
+        database, cleanup = load_jsonl(path, table, problem=lambda text: _expected(path, text))
+        try:
+            store = _open_sqlite(database, table, read_only=True)
+        except BaseException:
+            cleanup()
+            raise
+        return Store(str(path), "sqlite", store.connection, table, database=database, on_close=cleanup)
+    return _open_sqlite(Path(address), table, read_only=read_only)
 
 
 def store_sink(address: str | os.PathLike[str], *, table: str = TABLE) -> Any:
@@ -214,30 +277,42 @@ def is_jsonl_address(address: str | os.PathLike[str]) -> bool:
 def _expected(address: str | os.PathLike[str], problem: str) -> ValueError:
     return ValueError(
         f"no agentevals store at {display_address(address)!r}: {problem}; expected a SQLite file written by "
-        "SQLiteSink (agentevals eval --db, or a ScoringEngine's sink) or a postgresql:// URL"
+        "SQLiteSink (agentevals eval --db, or a ScoringEngine's sink), a postgresql:// URL or a .jsonl "
+        "file written by JsonlSink"
     )
 
 
-def _open_sqlite(path: Path, table: str) -> Store:
-    from agentevals.sinks._sqlite_schema import ensure_schema
-
+def _open_sqlite(path: Path, table: str, *, read_only: bool) -> Store:
     if not path.is_file():
         raise _expected(path, "the file does not exist" if not path.exists() else "it is not a file")
-    conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+    with path.open("rb") as file:
+        magic = file.read(len(_SQLITE_MAGIC))
+    if magic and magic != _SQLITE_MAGIC:
+        raise _expected(path, "it is not a SQLite database")
     try:
-        found = conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-        ).fetchone()
-        if found is None:
-            raise _expected(path, f"it has no table {table!r}")
-        ensure_schema(conn, table, f"store {str(path)!r}")  # migrates a version-1 store in place
+        _migrate_sqlite(path, table)
+        if read_only:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
     except sqlite3.DatabaseError as err:
-        conn.close()
         raise _expected(path, f"it is not a SQLite database ({err})") from err
-    except BaseException:
+    return Store(str(path), "sqlite", conn, table, database=path)
+
+
+def _migrate_sqlite(path: Path, table: str) -> None:
+    """Check the store has its table; migrate a version-1 store in place (no DDL on a current one)."""
+    from agentevals.sinks._sqlite_schema import ensure_schema, stored_version
+
+    conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+    try:
+        found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
+        if found.fetchone() is None:
+            raise _expected(path, f"it has no {table!r} table")
+        if stored_version(conn, tables(table)) != SCHEMA_VERSION:
+            ensure_schema(conn, table, f"store {str(path)!r}")  # a SinkConfigError is a ValueError
+    finally:
         conn.close()
-        raise
-    return Store(str(path), "sqlite", conn, table)
 
 
 def _open_postgres(url: str, table: str) -> Store:
@@ -245,7 +320,7 @@ def _open_postgres(url: str, table: str) -> Store:
         import psycopg
     except ImportError as err:
         raise ValueError(
-            "reading a PostgreSQL store needs psycopg: pip install 'agentevals-core[postgres]'"
+            f"reading {display_address(url)} needs psycopg: pip install 'agentevals-core[postgres]'"
         ) from err
     from agentevals._sync import run_sync
 
@@ -254,10 +329,19 @@ def _open_postgres(url: str, table: str) -> Store:
     except psycopg.Error as err:
         raise _expected(url, f"cannot connect ({str(err).strip()})") from err
     try:
-        found = conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()
+        names = tables(table)
+        found = conn.execute("SELECT to_regclass(%s), to_regclass(%s)", (table, names.schema)).fetchone()
         if found is None or found[0] is None:
-            raise _expected(url, f"the database has no table {table!r}")
-        run_sync(_migrate_postgres(url, table))
+            raise _expected(url, f"the database has no {table!r} table")
+        version = None
+        if found[1] is not None:
+            stored = conn.execute(f"SELECT MAX(version) FROM {names.schema}").fetchone()
+            version = None if stored is None else stored[0]
+        if version != SCHEMA_VERSION:  # a version-1 table is migrated; a current one read as it is
+            run_sync(_migrate_postgres(url, table))
+    except psycopg.Error as err:
+        conn.close()
+        raise ValueError(f"{display_address(url)}: {str(err).strip()}") from err
     except BaseException:
         conn.close()
         raise

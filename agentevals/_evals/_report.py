@@ -24,12 +24,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from agentevals._store import display_address, is_postgres_address
+from agentevals._store import open_store
 
 TABLE = "agentevals_scores"
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 #: Characters of a run's input the worst-runs list shows.
 INPUT_CHARS = 120
 #: Rows from which a SQLite scan is split across cores (below, one query is quicker).
@@ -132,7 +131,8 @@ def build_report(
     table: str = TABLE,
     worst: int = 10,
 ) -> Report:
-    """Query the store at ``db`` (a SQLite file or a ``postgresql://`` URL) whose scores table is
+    """Query the store at ``db`` (a SQLite file, a ``postgresql://`` URL or a ``.jsonl`` file written by
+    ``JsonlSink``) whose scores table is
     ``table``; ``since``/``source`` filter the records (``"eval"`` also finds the ``"test"`` rows of
     earlier releases, and the other way round), ``worst`` is how many lowest scores to list.
 
@@ -142,8 +142,7 @@ def build_report(
         raise ValueError(f"invalid table name {table!r}")
     if worst < 0:
         raise ValueError(f"--worst must be 0 or more, got {worst}")
-    opener = _open_postgres if is_postgres_address(str(db)) else _open_sqlite
-    with opener(str(db), table) as store:
+    with _open(str(db), table) as store:
         return _Query(store, table, since, source).report(worst)
 
 
@@ -180,7 +179,6 @@ class _Store:
     db: str
     dialect: _Dialect
     conn: Any
-    has_runs: bool = True
     connect: Callable[[], Any] | None = None
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -219,87 +217,13 @@ class _Store:
 
 
 @contextmanager
-def _open_sqlite(db: str, table: str) -> Iterator[_Store]:
-    path = Path(db)
-    if not path.is_file():
-        raise ValueError(f"no database at {db!r}; pass the file your SQLiteSink writes (--db PATH)")
-    with path.open("rb") as file:
-        magic = file.read(len(_SQLITE_MAGIC))
-    if magic and magic != _SQLITE_MAGIC:
-        raise ValueError(f"{db!r} is not a SQLite database; pass the file your SQLiteSink writes")
-    from agentevals.sinks._row import tables
-
-    try:
-        _migrate(path, table)
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.DatabaseError as err:
-        raise ValueError(f"{db!r} cannot be read as an agentevals store: {err}") from err
-    try:
-        store = _Store(
-            str(path), SQLITE, conn, connect=lambda: sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        )
-        known = {row[0] for row in store.rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if table not in known:
-            raise ValueError(f"{db!r} has no {table!r} table; is it a database written by SQLiteSink?")
-        store.has_runs = tables(table).runs in known
-        yield store
-    finally:
-        conn.close()
-
-
-@contextmanager
-def _open_postgres(db: str, table: str) -> Iterator[_Store]:
-    from agentevals.sinks._errors import SinkConfigError
-    from agentevals.sinks._postgres import PostgresSink
-    from agentevals.sinks._row import SCHEMA_VERSION, tables
-
-    try:
-        import psycopg
-    except ImportError as err:
-        raise ValueError(
-            f"reading {display_address(db)} needs psycopg: pip install 'agentevals-core[postgres]'"
-        ) from err
-    try:
-        conn = psycopg.connect(db, connect_timeout=10)
-    except psycopg.Error as err:
-        raise ValueError(f"cannot connect to {display_address(db)}: {str(err).strip()}") from err
-    try:
-        store = _Store(display_address(db), POSTGRES, conn)
-        names = tables(table)
-        found = store.rows("SELECT to_regclass(?), to_regclass(?)", (table, names.schema))[0]
-        if found[0] is None:
-            raise ValueError(
-                f"{display_address(db)} has no {table!r} table; is it a store written by PostgresSink?"
-            )
-        version = store.rows(f"SELECT MAX(version) FROM {names.schema}")[0][0] if found[1] else None
-        conn.rollback()  # end the read transaction (before another connection migrates)
-        if version != SCHEMA_VERSION:  # a version-1 table: migrated (a read-only role needs no more)
-            PostgresSink(db, table=table).check()
-        yield store
-    except SinkConfigError as err:
-        raise ValueError(str(err)) from err
-    except psycopg.Error as err:
-        raise ValueError(f"{display_address(db)}: {str(err).strip()}") from err
-    finally:
-        conn.close()
-
-
-def _migrate(path: Path, table: str) -> None:
-    """Bring a store written by an earlier version to the current schema (a no-op when it is)."""
-    from agentevals.sinks._errors import SinkConfigError
-    from agentevals.sinks._row import SCHEMA_VERSION, tables
-    from agentevals.sinks._sqlite_schema import ensure_schema, stored_version
-
-    conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
-    try:
-        known = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if table not in known or stored_version(conn, tables(table)) == SCHEMA_VERSION:
-            return
-        ensure_schema(conn, table, f"{str(path)!r}")
-    except SinkConfigError as err:
-        raise ValueError(str(err)) from err
-    finally:
-        conn.close()
+def _open(db: str, table: str) -> Iterator[_Store]:
+    """The store at ``db`` through :func:`open_store` (SQLite read-only, PostgreSQL, or a JSONL copy)."""
+    with open_store(db, table=table, read_only=True) as store:
+        if store.kind == "sqlite":
+            yield _Store(store.display, SQLITE, store.connection, connect=store.reader)
+        else:
+            yield _Store(store.display, POSTGRES, store.connection)
 
 
 def _filters(
@@ -423,8 +347,6 @@ class _Query:
         )
 
     def _store_runs(self, store: _Store) -> int:
-        if not store.has_runs:
-            return 0
         return int(store.rows(f"SELECT COUNT(*) FROM {self.runs}{_where(self.clauses)}", self.params)[0][0])
 
     def _covered(self, store: _Store) -> dict[str, int]:
@@ -441,11 +363,10 @@ class _Query:
             return []
         clauses, params = _filters(self.since, self.source, store.dialect, alias="s.")
         start = store.dialect.input_start.format(n=INPUT_CHARS * 4)
-        join = f"LEFT JOIN {self.runs} r ON r.run_id = s.run_id" if store.has_runs else ""
-        text = start if store.has_runs else "NULL"
         rows = store.rows(
-            f"SELECT s.score, s.scorer_id, s.entity, s.run_id, s.created_at, s.reason, {text} "
-            f"FROM {self.table} s {join}{_where(['s.score IS NOT NULL', *clauses])} "
+            f"SELECT s.score, s.scorer_id, s.entity, s.run_id, s.created_at, s.reason, {start} "
+            f"FROM {self.table} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id"
+            f"{_where(['s.score IS NOT NULL', *clauses])} "
             "ORDER BY s.score, s.created_at DESC LIMIT ?",
             [*params, limit],
         )

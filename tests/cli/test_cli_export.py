@@ -134,3 +134,55 @@ def test_export_postgres(pg: tuple[str, str], capsys: pytest.CaptureFixture[str]
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(lines) == 4 and {line["scorer_id"] for line in lines} == {"length"}
     assert all(line["created_at"].endswith("+00:00") for line in lines)
+
+
+def test_a_jsonl_file_is_a_read_only_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agentevals.sinks import JsonlSink
+
+    path = tmp_path / "scores.jsonl"
+    _store(JsonlSink(path))
+    before = path.read_bytes()
+    assert main(["report", "--db", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["total"], report["runs"]) == (8, 4)
+    assert main(["export", "--db", str(path), "--scorer", "length"]) == 0
+    rows = _csv(capsys.readouterr().out)
+    assert sorted((r["run_id"], r["input"], r["outcome"]) for r in rows) == [
+        ("run-0", "question 0", "scored"),
+        ("run-1", "question 1", "scored"),
+        ("run-2", "question 2", "scored"),
+        ("run-3", "question 3", "skipped"),
+    ]
+    assert path.read_bytes() == before  # only read
+
+    assert main(["rescore", "--db", str(path), "--scorer", "exact_match", "--no-progress"]) == 0
+    assert "rescored 4 runs" in capsys.readouterr().out  # the records are appended to the file
+    added = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[8:]]
+    assert sorted((r["run_id"], r["scorer_id"], r["source"]) for r in added) == [
+        (f"run-{i}", "exact_match", "rescore") for i in range(4)
+    ]
+    assert added[0]["run"]["input"]  # the run inline, as JsonlSink writes it
+    assert main(["rescore", "--db", str(path), "--scorer", "exact_match", "--no-progress"]) == 0
+    assert "4 already scored" in capsys.readouterr().out
+
+
+async def test_a_file_that_is_not_a_store_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentevals import ScoreResult
+    from agentevals.sinks import DeadLetter, MemorySink
+
+    dead = DeadLetter(tmp_path / "dead.jsonl")  # a dead-letter file is not a store
+    await dead.write(
+        [ScoreResult(scorer_id="s", scorer_name="s", run_id="r", score=1.0)], MemorySink(), OSError("x")
+    )
+    dead.close()
+    (tmp_path / "broken.jsonl").write_text('{"id": "a", "run_id"\n')
+    for name, problem in (
+        ("dead.jsonl", "line 1 is not a record written by JsonlSink (no id"),
+        ("broken.jsonl", "line 1"),
+    ):
+        for command in (["report"], ["export"], ["rescore", "--scorer", "exact_match"]):
+            assert main([*command, "--db", str(tmp_path / name)]) == 2
+            err = capsys.readouterr().err
+            assert problem in err and "Traceback" not in err, err

@@ -96,7 +96,7 @@ def test_cli_rescore_a_named_table(tmp_path: Path, capsys: pytest.CaptureFixture
     assert engine.shutdown(timeout=30)
     args = ["rescore", "--db", str(path), "--scorer", "exact_match", "--no-progress"]
     assert main(args) == 2  # no agentevals_scores table there
-    assert "no table 'agentevals_scores'" in capsys.readouterr().err
+    assert "has no 'agentevals_scores' table" in capsys.readouterr().err
     assert main([*args, "--table", "evals_scores"]) == 0
     assert "1 scored" in capsys.readouterr().out
     assert _rows(

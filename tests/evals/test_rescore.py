@@ -227,7 +227,7 @@ def test_bad_arguments_and_addresses(tmp_path: Path) -> None:
         open_store(text)
     empty = tmp_path / "empty.db"
     sqlite3.connect(empty).execute("CREATE TABLE other (x)").connection.close()
-    with pytest.raises(ValueError, match="no table 'agentevals_scores'"):
+    with pytest.raises(ValueError, match="has no 'agentevals_scores' table"):
         open_store(empty)
     with pytest.raises(ValueError, match="at least one scorer"):
         rescore(text, [], progress=False)
@@ -277,7 +277,7 @@ async def test_rescore_a_postgres_store(pg: tuple[str, str]) -> None:
         )
         failed = "the run failed (boom); re-scoring scores only runs that succeeded"
         assert await cursor.fetchall() == [("scored", 0.25, "changed", 5), ("skipped", None, failed, 1)]
-    with pytest.raises(ValueError, match="no table"):
+    with pytest.raises(ValueError, match="has no 'agentevals_absent_table' table"):
         open_store(url, table="agentevals_absent_table")
 
 

@@ -3,6 +3,7 @@ place with no row lost, on SQLite and on the real PostgreSQL; a newer store is r
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
@@ -213,11 +214,11 @@ async def test_store_runs_none_writes_scores_only(tmp_path: Path) -> None:
         SQLiteSink(db, store_runs="all")  # type: ignore[arg-type]
 
 
-async def test_postgres_v1_table_is_migrated_in_place(pg: tuple[str, str]) -> None:  # noqa: F811
+async def write_v1_postgres(conninfo: str, table: str) -> None:
+    """``table`` as version 1 of PostgresSink made it, with :func:`v1_rows`."""
     import psycopg
     from psycopg.types.json import Jsonb
 
-    conninfo, table = pg
     async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
         await conn.execute(f"CREATE TABLE {table} ({', '.join(f'{n} {t}' for n, _, t in V1)})")
         await conn.execute(f"CREATE INDEX {table}_run_id_idx ON {table} (run_id)")
@@ -227,6 +228,21 @@ async def test_postgres_v1_table_is_migrated_in_place(pg: tuple[str, str]) -> No
                 for (_, _, t), v in zip(V1, row.values(), strict=True)
             ]
             await conn.execute(f"INSERT INTO {table} VALUES ({', '.join(['%s'] * len(V1))})", values)
+
+
+async def test_report_migrates_a_v1_postgres_table_first(pg: tuple[str, str], postgres: Any) -> None:  # noqa: F811
+    conninfo, table = pg
+    await write_v1_postgres(conninfo, table)
+    report = await asyncio.to_thread(build_report, postgres.url, table=table)
+    assert (report.total, report.failures, report.runs) == (5, 1, 3)
+    assert {c.scorer_id: c.skipped for c in report.coverage}["faithfulness"] == 1
+    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": 2}]
+    assert len(await _pg_rows(conninfo, f"SELECT run_id FROM {table}_runs")) == 3
+
+
+async def test_postgres_v1_table_is_migrated_in_place(pg: tuple[str, str]) -> None:  # noqa: F811
+    conninfo, table = pg
+    await write_v1_postgres(conninfo, table)
     sink = PostgresSink(conninfo, table=table)
     sink.check()  # migrates
     await sink.write([_new_record()])
