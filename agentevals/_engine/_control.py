@@ -27,6 +27,7 @@ from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._retry import DeadLetter
 
 if TYPE_CHECKING:
+    from agentevals._engine._run_keeper import RunKeeper
     from agentevals._remote._forwarder import Forwarder
 
 logger = logging.getLogger("agentevals.engine")
@@ -68,6 +69,7 @@ class EngineControl:
     _gate: JudgeGate | None
     _worker: InlineWorker | None
     _forwarder: Forwarder | None  # with broker=: publishes the accepted runs instead of scoring them
+    _keeper: RunKeeper | None  # with a store_runs="all" sink: stores the runs no scorer sampled
     dead_letter: DeadLetter
     exit_timeout: float
 
@@ -95,6 +97,8 @@ class EngineControl:
 
     async def _settle(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
+        if self._keeper is not None:
+            await self._keeper.drain()
         self._flushing += 1
         self._rush.set()
         for worker in self._workers:

@@ -16,6 +16,7 @@ from agentevals._engine._checks import check_scorers, check_sinks, default_sink
 from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
 from agentevals._engine._deferred import DeferredRun
 from agentevals._engine._dispatch import EngineDispatch
+from agentevals._engine._run_keeper import RunKeeper
 from agentevals._engine._scoring import FailureLog, Redactor
 from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
@@ -251,6 +252,11 @@ class ScoringEngine(EngineDispatch):
             )
             for i, (sink, name) in enumerate(zip(self.sinks, names, strict=True))
         ]
+        # Sinks made with store_runs="all" also store the runs no scorer sampled.
+        self._keeper = RunKeeper.create(
+            self.sinks, self._loop, entity=entity, redact=redact, batch_size=batch_size, linger=linger,
+            max_buffer=sink_buffer,
+        )  # fmt: skip
         self._tasks = set()
         self._service = []
         self._forwarder = None
@@ -365,6 +371,8 @@ class ScoringEngine(EngineDispatch):
                     self._rule_counters.counts[slot] += 1
             if not chosen:
                 counts["sampled_out"] += 1
+                if self._keeper is not None:
+                    self._keeper.offer(run)
                 return False
             if len(self._queue) >= self.queue_size:
                 if self.overflow == "drop_newest":

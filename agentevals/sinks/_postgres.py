@@ -152,13 +152,30 @@ class PostgresSink:
             return
         conn = await self._connect()
         try:
-            if self.store_runs == "sampled":  # runs first: a score row never points at a missing run
+            if self.store_runs != "none":  # runs first: a score row never points at a missing run
                 runs = [run_row_json(r) for r in first_per_run(records)]
                 await self._insert_json(conn, self._insert_runs, runs)
             if self.on_conflict == "replace":  # COPY cannot update a stored row
                 await self._insert_rows(conn, last_per_id(records))
             elif len(records) < COPY_MIN_ROWS or not await self._copy_rows(conn, records):
                 await self._insert_rows(conn, records)
+        except Exception as err:
+            await self._drop_connection()
+            problem = config_error(err, "use the table")
+            if problem.transient:
+                raise
+            raise problem from err
+
+    async def write_runs(self, records: Sequence[ScoreRecord]) -> None:
+        """Store the runs of ``records`` and not their scores (``store_runs="all"``: the runs no scorer
+        sampled, from a ``ScoringEngine``)."""
+        if not records:
+            return
+        conn = await self._connect()
+        try:
+            await self._insert_json(
+                conn, self._insert_runs, [run_row_json(r) for r in first_per_run(records)]
+            )
         except Exception as err:
             await self._drop_connection()
             problem = config_error(err, "use the table")

@@ -29,9 +29,9 @@ from agentevals.sinks._sqlite_schema import ensure_schema
 from agentevals.sinks._thread import Handoff, WorkerThread
 
 #: Which runs a SQL sink stores in the runs table: each run a scorer sampled (the run of each record
-#: written), or none (scores only). Storing runs no scorer sampled needs the engine to hand them over:
-#: not yet.
-StoreRuns = Literal["sampled", "none"]
+#: written), every run a ``ScoringEngine`` accepted or sampled out ("all": the engine hands the
+#: sampled-out ones to ``write_runs``), or none (scores only).
+StoreRuns = Literal["sampled", "all", "none"]
 #: What a SQL sink does with a score row whose id is stored already (the same run, scorer version and
 #: evaluation): keep the stored row (a re-sent batch adds nothing), or replace it (re-scoring with
 #: ``force``). Runs rows are always kept.
@@ -91,9 +91,14 @@ def check_on_conflict(on_conflict: str) -> OnConflict:
 def check_store_runs(store_runs: str) -> StoreRuns:
     if store_runs == "sampled":
         return "sampled"
+    if store_runs == "all":
+        return "all"
     if store_runs == "none":
         return "none"
-    raise ValueError(f"store_runs must be 'sampled' (each scored run) or 'none', not {store_runs!r}")
+    raise ValueError(
+        f"store_runs must be 'sampled' (each scored run), 'all' (every run, scored or not) or 'none', "
+        f"not {store_runs!r}"
+    )
 
 
 class SQLiteSink:
@@ -215,7 +220,7 @@ class SQLiteSink:
         conn.execute("COMMIT")
 
     def _insert(self, conn: sqlite3.Connection, records: Sequence[ScoreRecord]) -> None:
-        runs = first_per_run(records) if self.store_runs == "sampled" else []
+        runs = first_per_run(records) if self.store_runs != "none" else []
         if len(records) <= ROWS_PER_INSERT or not _UNPACK_JSON:  # nothing to overlap: bind the values
             if runs:
                 self._bind(conn, runs, self._runs)()
@@ -268,6 +273,23 @@ class SQLiteSink:
     async def write(self, records: Sequence[ScoreRecord]) -> None:
         batch = list(records)
         await self._worker.run(lambda: self._write_records(batch))
+
+    async def write_runs(self, records: Sequence[ScoreRecord]) -> None:
+        """Store the runs of ``records`` and not their scores: a ``ScoringEngine`` passes the runs no
+        scorer sampled this way when ``store_runs="all"``."""
+        runs = first_per_run(records)
+        await self._worker.run(lambda: self._write_runs(runs))
+
+    def _write_runs(self, runs: Sequence[ScoreRecord]) -> None:
+        conn = self._connect()
+        conn.execute("BEGIN")
+        try:
+            self._bind(conn, runs, self._runs)()
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     async def close(self) -> None:
         def close_conn() -> None:

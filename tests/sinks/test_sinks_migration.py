@@ -211,7 +211,7 @@ async def test_store_runs_none_writes_scores_only(tmp_path: Path) -> None:
         assert conn.execute("SELECT count(*) FROM agentevals_scores").fetchone() == (1,)
         assert conn.execute("SELECT count(*) FROM agentevals_runs").fetchone() == (0,)
     with pytest.raises(ValueError, match="store_runs"):
-        SQLiteSink(db, store_runs="all")  # type: ignore[arg-type]
+        SQLiteSink(db, store_runs="some")  # type: ignore[arg-type]
 
 
 async def write_v1_postgres(conninfo: str, table: str) -> None:
