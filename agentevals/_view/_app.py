@@ -12,10 +12,13 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from agentevals._view import _pages
+from agentevals._view._cache import Cache
 from agentevals._view._queries import BUCKETS, Bucket, Filters, Reader
 from agentevals._view._render import STATIC, render
 
@@ -32,9 +35,10 @@ def create_app(
     *,
     table: str = "agentevals_scores",
     settings: _pages.Settings | None = None,
+    warm: bool = True,
 ) -> Any:
-    """The app over the store at ``address`` (a SQLite file or ``postgresql://`` URL). Raises
-    ``ValueError`` when there is no store there."""
+    """The app over the store at ``address`` (a SQLite file or ``postgresql://`` URL); ``warm``
+    computes the overview in the background at once. Raises ``ValueError`` when there is no store."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, Response
@@ -43,7 +47,31 @@ def create_app(
 
     reader = Reader(address, table=table)
     config = settings or _pages.Settings()
-    cache = _pages.Cache()
+    cache = Cache()
+
+    def cached(key: Any, compute: Callable[[], Any]) -> Any:
+        return cache.get((*key, config.key()), reader.fingerprint(), compute)
+
+    def choices() -> dict[str, Any]:
+        def compute() -> dict[str, Any]:
+            with reader.session() as q:
+                return {
+                    "entities": q.distinct("entity"),
+                    "scorers": q.distinct("scorer_id"),
+                    "evals": q.distinct("eval_id"),
+                    "range": q.time_range(),
+                }
+
+        return cached(("choices",), compute)  # type: ignore[no-any-return]
+
+    if warm:  # the first visit finds the overview computed (a big store takes seconds)
+        threading.Thread(
+            target=lambda: (
+                choices(),
+                cached(("overview", Filters()), lambda: _pages.overview(reader, Filters(), config)),
+            ),
+            daemon=True,
+        ).start()
 
     def page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
         return HTMLResponse(
@@ -62,27 +90,10 @@ def create_app(
 
         return endpoint
 
-    def choices(q: Any) -> dict[str, Any]:
-        return cache.get(
-            ("choices",),
-            reader.fingerprint(),
-            lambda: {
-                "entities": q.distinct("entity"),
-                "scorers": q.distinct("scorer_id"),
-                "evals": q.distinct("eval_id"),
-                "range": q.time_range(),
-            },
-        )
-
     def overview(request: Request) -> Response:
         f = _filters(request.query_params, until=False)
-        with reader.session() as q:
-            data = cache.get(
-                ("overview", f, config.key()),
-                reader.fingerprint(),
-                lambda: _pages.overview(reader, q, f, config),
-            )
-            opts = choices(q)
+        data = cached(("overview", f), lambda: _pages.overview(reader, f, config))
+        opts = choices()
         return page(
             request,
             "overview.html",
@@ -97,13 +108,10 @@ def create_app(
         scorer_id = request.path_params["scorer_id"]
         f = _filters(request.query_params)
         bucket = _bucket(request.query_params.get("bucket", "day"))
-        with reader.session() as q:
-            data = cache.get(
-                ("scorer", scorer_id, f, bucket, config.key()),
-                reader.fingerprint(),
-                lambda: _pages.scorer(q, scorer_id, f, bucket, config),
-            )
-            opts = choices(q)
+        data = cached(
+            ("scorer", scorer_id, f, bucket), lambda: _pages.scorer(reader, scorer_id, f, bucket, config)
+        )
+        opts = choices()
         return page(
             request,
             "scorer.html",
@@ -131,7 +139,7 @@ def create_app(
         page_no = int(_number(params, "page") or 0)
         with reader.session() as q:
             data = _pages.runs(q, f, page_no, **narrow)
-            opts = choices(q)
+        opts = choices()
         query = {k: v for k, v in params.items() if k != "page" and v}
         return page(request, "runs.html", title="Runs", data=data, query=query, choices=opts, charts={})
 
@@ -153,9 +161,12 @@ def create_app(
     def compare(request: Request) -> Response:
         params = request.query_params
         a, b = _side(params, "a"), _side(params, "b")
-        with reader.session() as q:
-            opts = choices(q)
-            data = None if a is None or b is None else _pages.compare(q, a, b)
+        opts = choices()
+        data = (
+            None
+            if a is None or b is None
+            else cached(("compare", a, b), lambda: _pages.compare(reader, a, b))
+        )
         return page(
             request,
             "compare.html",

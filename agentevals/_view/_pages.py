@@ -1,24 +1,22 @@
 """What each page shows, as plain data for its template (and for the charts, as JSON-ready dicts).
 
 The overview's coverage comes from :func:`agentevals._evals._report.build_report` (what ``agentevals
-report`` prints); everything else from :mod:`agentevals._view._queries`. Computed pages are cached
-per store fingerprint: an unchanged store is not scanned again.
+report`` prints); everything else from :mod:`agentevals._view._queries`. Independent queries of a page
+run at once, each on its own connection (:meth:`Reader.parallel`).
 """
 
 from __future__ import annotations
 
-import threading
-from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Callable
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any
 
 from agentevals._view import _stats
 from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session
 from agentevals._view._transcript import context, loads, pretty, transcript
 
-T = TypeVar("T")
 #: The threshold a score must reach to pass when none is given for its scorer (``--threshold``).
 DEFAULT_THRESHOLD = 0.5
 
@@ -38,29 +36,6 @@ class Settings:
         return self.thresholds.get(scorer_id, self.default)
 
 
-class Cache:
-    """Computed pages keyed by their arguments, dropped when the store's fingerprint changes."""
-
-    def __init__(self, size: int = 64) -> None:
-        self._items: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: Any, fingerprint: Any, compute: Callable[[], T]) -> T:
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None and hit[0] == fingerprint:
-                self._items.move_to_end(key)
-                value: T = hit[1]
-                return value
-        value = compute()
-        with self._lock:
-            self._items[key] = (fingerprint, value)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return value
-
-
 def epoch(bucket: str) -> int:
     """Seconds since 1970 of a bucket label (``2026-01-02`` or ``2026-01-02T03:00``), UTC."""
     return int(datetime.fromisoformat(bucket).replace(tzinfo=UTC).timestamp())
@@ -77,17 +52,23 @@ def _summary(bins: list[tuple[float, int]], passed: int) -> dict[str, Any]:
     }
 
 
-def overview(reader: Reader, q: Session, f: Filters, settings: Settings) -> dict[str, Any]:
+def overview(reader: Reader, f: Filters, settings: Settings) -> dict[str, Any]:
     """Per scorer: volume by outcome, mean, p10/p50, pass rate, errors by type, a daily-mean sparkline,
     its coverage of the stored runs; and the worst scores."""
     from agentevals._evals._report import build_report
 
-    report = build_report(reader.address, since=f.since, table=reader.tables.scores, worst=0)
+    report, binned, worst = reader.parallel(
+        [
+            lambda q: build_report(reader.address, since=f.since, table=reader.tables.scores, worst=0),
+            lambda q: q.bins(f, settings.thresholds, settings.default),
+            lambda q: runs(q, f, 0, outcome="scored")["rows"][:10],
+        ]
+    )
     bins: dict[str, list[tuple[float, int]]] = defaultdict(list)
     outcomes: dict[str, Counter[str]] = defaultdict(Counter)
     errors: dict[str, Counter[str]] = defaultdict(Counter)
     passed: Counter[str] = Counter()
-    for scorer_id, outcome, error_type, value, n, ok in q.bins(f, settings.thresholds, settings.default):
+    for scorer_id, outcome, error_type, value, n, ok in binned:
         outcomes[scorer_id][outcome] += n
         if outcome == "failed":
             errors[scorer_id][error_type or "error"] += n
@@ -96,7 +77,7 @@ def overview(reader: Reader, q: Session, f: Filters, settings: Settings) -> dict
             passed[scorer_id] += ok
     cost = {g.key["scorer_id"]: (g.cost_usd, g.tokens) for g in report.by_scorer}
     coverage = {c.scorer_id: c for c in report.coverage}
-    sparklines = _daily_means(q, f, report) if f.entity else _report_daily(report)
+    sparklines = _daily_means(reader, f, report) if f.entity else _report_daily(report)
     scorers = []
     for scorer_id in sorted(outcomes):
         cov = coverage.get(scorer_id)
@@ -120,7 +101,7 @@ def overview(reader: Reader, q: Session, f: Filters, settings: Settings) -> dict
         "scorers": scorers,
         "charts": {f"spark-{s}": sparklines.get(s, {"x": [], "y": []}) for s in outcomes},
         "store_runs": report.runs,
-        "worst": runs(q, f, 0, outcome="scored")["rows"][:10],
+        "worst": worst,
         "entity_note": bool(f.entity),
     }
 
@@ -136,12 +117,15 @@ def _report_daily(report: Any) -> dict[str, dict[str, list[Any]]]:
     return dict(out)
 
 
-def _daily_means(q: Session, f: Filters, report: Any) -> dict[str, dict[str, list[Any]]]:
-    out: dict[str, dict[str, list[Any]]] = {}
-    for scorer_id in sorted({str(g.key["scorer_id"]) for g in report.by_scorer}):
-        points = _buckets(q.series(scorer_id, f, "day"))
-        out[scorer_id] = {"x": [p["x"] for p in points], "y": [p["mean"] for p in points]}
-    return out
+def _daily_means(reader: Reader, f: Filters, report: Any) -> dict[str, dict[str, list[Any]]]:
+    names = sorted({str(g.key["scorer_id"]) for g in report.by_scorer})
+    series = reader.parallel([partial(_daily, scorer_id=name, f=f) for name in names])
+    return dict(zip(names, series, strict=True))
+
+
+def _daily(q: Session, scorer_id: str, f: Filters) -> dict[str, list[Any]]:
+    points = _buckets(q.series(scorer_id, f, "day"))
+    return {"x": [p["x"] for p in points], "y": [p["mean"] for p in points]}
 
 
 def _buckets(rows: list[tuple[str, float | None, int, float | None, int]]) -> list[dict[str, Any]]:
@@ -175,21 +159,30 @@ def _buckets(rows: list[tuple[str, float | None, int, float | None, int]]) -> li
     return points
 
 
-def scorer(q: Session, scorer_id: str, f: Filters, bucket: Bucket, settings: Settings) -> dict[str, Any]:
+def scorer(reader: Reader, scorer_id: str, f: Filters, bucket: Bucket, settings: Settings) -> dict[str, Any]:
     """One scorer: score over time with a p10-p90 band, histogram, breakdowns, failures, judge cost."""
     threshold = settings.threshold(scorer_id)
+    binned, series, by_entity, by_models, by_version = reader.parallel(
+        [
+            lambda q: q.bins(f, {scorer_id: threshold}, threshold, scorer_id),
+            lambda q: q.series(scorer_id, f, bucket),
+            lambda q: q.breakdown(scorer_id, f, "entity"),
+            lambda q: q.breakdown(scorer_id, f, "models"),
+            lambda q: q.breakdown(scorer_id, f, "scorer_version"),
+        ]
+    )
     bins: list[tuple[float, int]] = []
     outcomes: Counter[str] = Counter()
     errors: Counter[str] = Counter()
     passed = 0
-    for _, outcome, error_type, value, n, ok in q.bins(f, {scorer_id: threshold}, threshold, scorer_id):
+    for _, outcome, error_type, value, n, ok in binned:
         outcomes[outcome] += n
         if outcome == "failed":
             errors[error_type or "error"] += n
         if value is not None:
             bins.append((value, n))
             passed += ok
-    points = _buckets(q.series(scorer_id, f, bucket))
+    points = _buckets(series)
     edges, counts = _stats.histogram(bins)
     return {
         "id": scorer_id,
@@ -214,9 +207,9 @@ def scorer(q: Session, scorer_id: str, f: Filters, bucket: Bucket, settings: Set
             },
         },
         "breakdowns": {
-            "agent or chain": q.breakdown(scorer_id, f, "entity"),
-            "agent model": q.breakdown(scorer_id, f, "models"),
-            "scorer version": q.breakdown(scorer_id, f, "scorer_version"),
+            "agent or chain": by_entity,
+            "agent model": by_models,
+            "scorer version": by_version,
         },
     }
 
@@ -285,17 +278,19 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def compare(q: Session, a: Filters, b: Filters, limit: int = 20) -> dict[str, Any]:
+def compare(reader: Reader, a: Filters, b: Filters, limit: int = 20) -> dict[str, Any]:
     """Per scorer: each side's mean, the delta with Welch's t hint; the items that regressed most."""
-    side_a = {s: (n, t, sq) for s, n, t, sq in q.moments(a)}
-    side_b = {s: (n, t, sq) for s, n, t, sq in q.moments(b)}
+    moments_a, moments_b, items_a, items_b = reader.parallel(
+        [lambda q: q.moments(a), lambda q: q.moments(b), lambda q: q.item_means(a), lambda q: q.item_means(b)]
+    )
+    side_a = {s: (n, t, sq) for s, n, t, sq in moments_a}
+    side_b = {s: (n, t, sq) for s, n, t, sq in moments_b}
     empty: tuple[int, float | None, float | None] = (0, None, None)
     pairs = [
         (s, _stats.compare(side_a.get(s, empty), side_b.get(s, empty)))
         for s in sorted(side_a.keys() | side_b.keys())
     ]
     deltas = [{"scorer_id": s, "delta": d} for s, d in pairs]
-    items_a, items_b = q.item_means(a), q.item_means(b)
     changed = []
     for key in items_a.keys() & items_b.keys():
         (mean_a, run_a), (mean_b, run_b) = items_a[key], items_b[key]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -92,16 +93,26 @@ class Reader:
         finally:
             conn.close()
 
+    def parallel(self, jobs: Sequence[Callable[[Session], Any]]) -> list[Any]:
+        """``[job(session) for job in jobs]``, run at once in threads, each on a connection of its own
+        (sqlite3 and psycopg release the GIL while a query runs)."""
+
+        def run(job: Callable[[Session], Any]) -> Any:
+            with self.session() as q:
+                return job(q)
+
+        with ThreadPoolExecutor(max_workers=min(len(jobs), 8)) as pool:
+            return list(pool.map(run, jobs))
+
     def fingerprint(self) -> tuple[Any, ...]:
-        """Changes whenever the store may have changed (caches of computed pages key on it)."""
-        if self.kind == "sqlite":
-            files = [Path(self.address), Path(self.address + "-wal")]
-            return tuple((f.stat().st_mtime_ns, f.stat().st_size) if f.exists() else None for f in files)
+        """Changes when rows are added to the store (caches of computed pages key on it): the newest
+        row of each table (SQLite: its rowid; PostgreSQL: the row count and newest timestamp)."""
         with self.session() as q:
-            return tuple(
-                q.rows(f"SELECT COUNT(*), MAX(created_at) FROM {self.tables.scores}")[0]
-                + q.rows(f"SELECT COUNT(*), MAX(created_at) FROM {self.tables.runs}")[0]
-            )
+            if self.kind == "sqlite":
+                sql = "SELECT MAX(rowid), NULL FROM {}"
+            else:
+                sql = "SELECT COUNT(*), MAX(created_at) FROM {}"
+            return (*q.rows(sql.format(self.tables.scores))[0], *q.rows(sql.format(self.tables.runs))[0])
 
 
 class Session:

@@ -29,18 +29,18 @@ def write_report(
     reader = Reader(address, table=table)
     config = settings or _pages.Settings()
     with reader.session() as q:
-        data = _pages.overview(reader, q, filters, config)
+        data = _pages.overview(reader, filters, config)
         charts: dict[str, Any] = dict(data["charts"])
         sections = []
         for index, s in enumerate(data["scorers"]):
-            scorer = _pages.scorer(q, s["id"], filters, "day", config)
+            scorer = _pages.scorer(reader, s["id"], filters, "day", config)
             prefix = f"s{index}-"
             charts.update({prefix + key: value for key, value in scorer["charts"].items()})
             sections.append({"data": scorer, "prefix": prefix})
         sides = _sides(q, filters)
         comparison = None
         if sides is not None:
-            comparison = _pages.compare(q, sides[0], sides[1])
+            comparison = _pages.compare(reader, sides[0], sides[1])
             charts["compare"] = comparison["chart"]
     page = render(
         "report.html",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 import uuid
 from dataclasses import asdict
 from pathlib import Path
@@ -72,8 +73,7 @@ def test_runs_are_paged_worst_first(generated_store: Path) -> None:
 def test_overview_numbers_match_the_records(generated_store: Path) -> None:
     records = generated_records()
     reader = Reader(generated_store)
-    with reader.session() as q:
-        data = _pages.overview(reader, q, Filters(), _pages.Settings({"faithfulness": 0.7}))
+    data = _pages.overview(reader, Filters(), _pages.Settings({"faithfulness": 0.7}))
     by_id = {s["id"]: s for s in data["scorers"]}
     faith = [r for r in records if r.scorer_id == "faithfulness"]
     scores = sorted(r.score for r in faith if r.score is not None)
@@ -90,8 +90,7 @@ def test_overview_numbers_match_the_records(generated_store: Path) -> None:
 
 def test_compare_flags_the_regression(generated_store: Path) -> None:
     reader = Reader(generated_store)
-    with reader.session() as q:
-        data = _pages.compare(q, Filters(eval_id="eval-a"), Filters(eval_id="eval-b"))
+    data = _pages.compare(reader, Filters(eval_id="eval-a"), Filters(eval_id="eval-b"))
     deltas = {d["scorer_id"]: d["delta"] for d in data["deltas"]}
     assert deltas["faithfulness"].delta < 0 and deltas["faithfulness"].hint == "significant"
     assert deltas["tone"].hint == "within noise"
@@ -191,23 +190,25 @@ def test_postgres_shows_what_sqlite_shows(postgres: Any, tmp_path: Path) -> None
             with reader.session() as q:
                 settings = _pages.Settings()
                 f = Filters(entity="support_agent")
-                overview = _pages.overview(reader, q, f, settings)
+                overview = _pages.overview(reader, f, settings)
                 pages.append(
                     {
                         "overview": [
                             {k: s[k] for k in ("id", "count", "mean", "p10", "p50", "pass_rate", "errors")}
                             for s in overview["scorers"]
                         ],
-                        "scorer": _pages.scorer(q, "faithfulness", Filters(), "week", settings)["charts"],
+                        "scorer": _pages.scorer(reader, "faithfulness", Filters(), "week", settings)[
+                            "charts"
+                        ],
                         "runs": [
                             r["id"] for r in _pages.runs(q, Filters(), 0, scorer="faithfulness")["rows"]
                         ],
                         "run": _pages.run(q, "run-00003")["messages"],  # type: ignore[index]
                         "compare": [
                             asdict(d["delta"])
-                            for d in _pages.compare(q, Filters(eval_id="eval-a"), Filters(eval_id="eval-b"))[
-                                "deltas"
-                            ]
+                            for d in _pages.compare(
+                                reader, Filters(eval_id="eval-a"), Filters(eval_id="eval-b")
+                            )["deltas"]
                         ],
                     }
                 )
@@ -241,3 +242,21 @@ def _same(a: Any, b: Any) -> bool:
     else:
         assert a == b
     return True
+
+
+def test_a_changed_store_is_served_stale_then_refreshed(tmp_path: Path) -> None:
+    """A page of a store that changed comes at once from the last computation while one refresh runs
+    in the background; the next visit after it sees the new rows."""
+    records = generated_records(runs=60)
+    path = write_store(tmp_path / "live.db", records[:90])
+    client = TestClient(create_app(path, warm=False))
+    before = client.get("/").text
+    write_store(path, records[90:])
+    stale = client.get("/").text
+    assert stale == before
+    deadline = time.monotonic() + 30
+    while client.get("/").text == before:
+        assert time.monotonic() < deadline, "the overview was not refreshed"
+        time.sleep(0.05)
+    counts = re.findall(r'id="total-rows">(\d+)<', client.get("/").text)
+    assert counts == [str(len(records))]
