@@ -20,7 +20,8 @@ class ScorerEntry:
     """A scorer attached to the engine, with its sampling, timeout and concurrency limit.
 
     ``sampling`` accepts what :meth:`Sampling.of` does (``{"type": "ratio", "rate": 0.25}``, a rate, a
-    callable ``(run) -> bool``); ``timeout`` (seconds) and ``max_concurrency`` default to the engine's.
+    callable ``(run) -> bool``, rules ``{"type": "rules", "rules": [...]}``); ``timeout`` (seconds) and
+    ``max_concurrency`` default to the engine's.
     ``score_errors``: whether the scorer scores runs that failed (``run.error`` set: the agent raised);
     by default such a run gets a skipped record (``skip_reason="run_failed"``) from this scorer.
     ``budget``: a :class:`~agentevals.engine.Budget` (or a dict of its fields) on this scorer's judge

@@ -46,7 +46,9 @@ class ScoringEngine(EngineDispatch):
 
     - ``scorers``: ``{"relevancy": {"scorer": s, "sampling": {"type": "ratio", "rate": 0.25}}}``, a list
       of scorers, :class:`ScorerEntry` objects, or one scorer. Ratio sampling is deterministic by
-      ``trace_id or run_id``.
+      ``trace_id or run_id``; rule sampling (``{"type": "rules", "rules": [...]}``, see
+      :meth:`Sampling.rules <agentevals.Sampling.rules>`) gives each run the rate of the first rule it
+      matches, on the same point.
     - ``sinks``: :class:`~agentevals.sinks.Sink` objects or plain callables taking one record. Without
       them results only go to the ``agentevals.results`` logger (a ``LoggingSink``, printed to stderr
       while logging is not configured), with a warning: use ``[SQLiteSink("agentevals.db")]`` to keep them.
