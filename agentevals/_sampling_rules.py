@@ -216,7 +216,7 @@ def _compile_key(key: Any, spec: Any) -> Predicate:
         if not isinstance(spec, Mapping):
             raise ValueError(f"{key!r} takes thresholds, e.g. {{{key!r}: {{'gt': 2000}}}}, got {spec!r}")
         return _field(_NUMBER_FIELDS[key], _value_test(key, spec, tuple(_THRESHOLDS)))
-    plain = spec is not None and not isinstance(spec, Mapping | list | tuple)  # equality: the usual case
+    plain = spec is not None and not isinstance(spec, Mapping | list | tuple | set | frozenset)  # equality
     if key == "entity":
         if plain:
             return lambda run: run.entity == spec  # one call per run (an absent entity is None)
@@ -377,7 +377,7 @@ def _value_test(key: str, spec: Any, allowed: tuple[str, ...]) -> ValueTest:
             return True
 
         return every
-    if isinstance(spec, list | tuple):
+    if isinstance(spec, list | tuple | set | frozenset):
         return _operator(key, "in", spec)
     return _operator(key, "eq", spec)
 
