@@ -48,6 +48,7 @@ def test_entity_and_model_predicates() -> None:
     assert not matches({"entity": "checkout"}, entity="search")
     assert not matches({"entity": "checkout"})
     assert matches({"entity": ["checkout", "cart"]}, entity="cart")
+    assert matches({"entity": {"checkout", "cart"}}, entity="cart"), "a set is one of, as a list"
     assert matches({"entity": {"ne": "search"}}, entity="cart")
     assert not matches({"entity": {"ne": "search"}}), "an unknown entity makes the predicate false"
     assert matches({"entity": {"exists": False}})
