@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
 import time
 import uuid
@@ -258,8 +259,14 @@ class Forwarder:
             if not items:
                 return False
             ready = self._encode(items)
-            rows = [(r.message_id, r.queue, json.dumps(r.payload, ensure_ascii=False)) for r in ready]
-            stored = self._spool.add(rows)
+            rows = [
+                (r.message_id, r.queue, json.dumps(r.payload)) for r in ready
+            ]  # ASCII: lone surrogates too
+            try:
+                stored = self._spool.add(rows)
+            except sqlite3.Error as err:  # e.g. the disk is full: say so, count them, go on
+                self._count_dropped(len(rows), f"spool {str(self._spool.path)!r} cannot store them ({err})")
+                return True
             self.spooled += stored
             if stored < len(rows):
                 self._count_dropped(

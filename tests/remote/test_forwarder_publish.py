@@ -3,6 +3,7 @@ to the same runs, for the scorers that sampled them, and the counters balance.""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -122,3 +123,22 @@ def test_the_default_queue_is_the_one_the_workers_read() -> None:
     import inspect
 
     assert inspect.signature(ScoringEngine).parameters["broker_queue"].default == QUEUE
+
+
+def test_text_json_cannot_encode_as_utf8_goes_through_the_spool(
+    rabbitmq: Broker, queue_name: str, tmp_path: Path
+) -> None:
+    odd = Run(
+        run_id="odd", input="lone \ud800 surrogate", output="tab\tand \u2603", metadata={"nan": float("nan")}
+    )
+    engine = ScoringEngine(
+        [_scorer("s")], broker=rabbitmq.url, broker_queue=queue_name, spool=tmp_path / "s.db"
+    )
+    engine.submit(odd)
+    report = engine.flush(30)
+    assert report.completed and report.published == 1
+    (message,) = rabbitmq.drain(queue_name)
+    decoded = run_from_message(message["args"][0]).run
+    assert decoded.input == "lone \ud800 surrogate" and decoded.output == "tab\tand \u2603"
+    assert decoded.metadata == {"nan": None}  # as the stores keep it
+    engine.shutdown()
