@@ -77,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--db", help="also store every record in this SQLite file")
     ev.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     ev.add_argument("--no-progress", action="store_true")
+    ev.add_argument("--html", metavar="FILE", help="also write an HTML report of this run to FILE")
     ev.set_defaults(handler=_eval)
 
     rep = sub.add_parser("report", help="summarise stored score records")
@@ -178,6 +179,12 @@ def _eval(args: argparse.Namespace) -> int:
         except ValueError as err:
             raise UsageError(f"scorer {scorer.id!r}: {err}") from err
     thresholds = _thresholds(args.threshold)
+    scratch = None
+    if args.html and not args.db:  # the HTML report reads the run's records back from a store
+        import tempfile
+
+        scratch = tempfile.TemporaryDirectory(prefix="agentevals-")
+        args.db = str(Path(scratch.name) / "eval.db")
     sinks: list[Any] = []
     if args.db:
         from agentevals.sinks import SQLiteSink
@@ -205,6 +212,10 @@ def _eval(args: argparse.Namespace) -> int:
         from agentevals._evals._summary import render_eval
 
         render_eval(result, _console())
+    if args.html:
+        _write_html(args, eval_id=result.summary.eval_id)
+    if scratch is not None:
+        scratch.cleanup()
     if result.interrupted:
         done, total = result.summary.total_runs, result.summary.total_items * args.repeats
         print(f"agentevals eval: interrupted after {done} of {total} runs", file=sys.stderr)

@@ -75,7 +75,8 @@ def report_html(args: argparse.Namespace, *, eval_id: str | None = None) -> str:
         args.html,
         filters=filters,
         table=getattr(args, "table", "agentevals_scores"),
-        settings=settings(getattr(args, "pass_threshold", [])),  # type: ignore[arg-type]
+        # report: --pass-threshold; eval: its --threshold SCORER=MIN
+        settings=settings(getattr(args, "pass_threshold", None) or getattr(args, "threshold", [])),  # type: ignore[arg-type]
     )
     return str(path)
 

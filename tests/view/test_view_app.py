@@ -260,3 +260,25 @@ def test_a_changed_store_is_served_stale_then_refreshed(tmp_path: Path) -> None:
         time.sleep(0.05)
     counts = re.findall(r'id="total-rows">(\d+)<', client.get("/").text)
     assert counts == [str(len(records))]
+
+
+def test_eval_html_reports_the_batch_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        "\n".join(
+            json.dumps({"input": f"{n} + 1", "ground_truth": str(n + 1 if n % 4 else 0)}) for n in range(8)
+        )
+    )
+    target = tmp_path / "adder.py"
+    target.write_text("def add(question: str) -> str:\n    return str(eval(question))\n")
+    out = tmp_path / "eval.html"
+    code = main(
+        ["eval", str(data), "--target", f"{target}:add", "--scorer", "exact_match", "--threshold",
+         "exact_match=0.9", "--html", str(out), "--no-progress"]
+    )  # fmt: skip
+    assert code == 1  # two of eight items are wrong: below the threshold
+    page = out.read_text()
+    assert 'data-scorer="exact_match"' in page and "≥ 0.9" in page
+    assert re.search(r'id="total-rows">8<', page)
+    assert "HTML report written to" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.db"))  # the records went to a temporary store, now gone
