@@ -10,14 +10,12 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agentevals._engine._dispatch import EngineDispatch
 from agentevals._remote._codec import QUEUE
 from agentevals._remote._forwarder import Forwarder, Outgoing, make_broker
 from agentevals._remote._spool import Spool
-
-if TYPE_CHECKING:
-    from agentevals._engine._engine import ScoringEngine
 
 _QUEUE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9._-]*")
 
@@ -71,7 +69,7 @@ def check_remote_options(
 
 
 def start_forwarder(
-    engine: ScoringEngine, options: RemoteOptions, *, batch_size: int
+    engine: EngineDispatch, options: RemoteOptions, *, batch_size: int
 ) -> tuple[Forwarder, Callable[[], None]]:
     """The engine's forwarder, and the function that starts the relay on the engine's loop (in place
     of the scoring dispatch)."""
@@ -111,13 +109,13 @@ def start_forwarder(
     return forwarder, start
 
 
-def _wake_flush(engine: ScoringEngine) -> None:
+def _wake_flush(engine: EngineDispatch) -> None:
     """Let a waiting flush see the progress now (it runs on the engine's loop)."""
     if engine._flushing:
         engine._loop.call_soon_threadsafe(engine._check_settled)
 
 
-async def _relay(engine: ScoringEngine, forwarder: Forwarder) -> None:
+async def _relay(engine: EngineDispatch, forwarder: Forwarder) -> None:
     """Wake the forwarder when runs were queued, after ``linger`` (as the scoring dispatch does: fewer
     wake-ups of the agent's thread, bigger batches), at once when the queue is half full or a flush
     waits."""
