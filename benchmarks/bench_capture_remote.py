@@ -6,7 +6,9 @@ ABBA blocks, median of ``--rounds``): here the engine has 5 code scorers and 1 L
 a fake judge; it never runs in this process) sampling every run, and each handler block is timed
 until the broker confirmed every run of the block (the engine's ``flush``), so building, encoding and
 publishing the runs count against the handler. "spool" also writes each run to a SQLite spool first.
-"no-op vs no-op" is the noise control. Target: ratio <= 1.03 for ``invoke`` and ``ainvoke``.
+"in process" is the comparison: the same 6 scorers scored by the engine in this process (the judge
+answers at once from the fake server, so only its client's CPU counts). "no-op vs no-op" is the noise
+control. Target: ratio <= 1.03 for ``invoke`` and ``ainvoke`` with the broker.
 
 Run (one heavy thing at a time)::
 
@@ -53,6 +55,16 @@ def judged(api_base: str) -> Any:
 
 
 def delete_queue(broker: str, queue: str) -> None:
+    """Remove what the benchmark published (no worker consumes it)."""
+    if broker.startswith("redis"):
+        import redis
+
+        client = redis.Redis.from_url(broker)
+        keys = client.keys(f"dramatiq:{queue}*")
+        if keys:
+            client.delete(*keys)
+        client.close()
+        return
     import pika
 
     conn = pika.BlockingConnection(pika.URLParameters(broker))
@@ -66,29 +78,35 @@ def delete_queue(broker: str, queue: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--broker", default="amqp://guest:guest@127.0.0.1:5672/", help="RabbitMQ URL")
+    parser.add_argument(
+        "--broker", default="amqp://guest:guest@127.0.0.1:5672/", help="RabbitMQ (or redis://) URL"
+    )
     parser.add_argument("--runs", type=int, default=1000, help="invocations per setup and round")
     parser.add_argument("--block", type=int, default=20, help="invocations per alternating block")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per setup (median reported)")
     parser.add_argument("--only", default="", help="run only the setups whose label contains this")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="agentevals-bench-"))
-    setups: list[tuple[str, bool, bool | None]] = [
+    setups: list[tuple[str, bool, bool | str | None]] = [
         ("invoke, broker", False, False),
         ("ainvoke, broker", True, False),
         ("invoke, broker + spool", False, True),
         ("ainvoke, broker + spool", True, True),
+        ("invoke, in process", False, "local"),
+        ("ainvoke, in process", True, "local"),
         ("invoke, no-op vs no-op", False, None),
         ("ainvoke, no-op vs no-op", True, None),
     ]
-    with FakeJudgeServer() as server:
+    with FakeJudgeServer(responder=lambda request: {"correct": True}) as server:
         for label, use_async, spool in setups:
             if args.only not in label:
                 continue
             queue = f"agentevals_bench_{uuid.uuid4().hex[:8]}"
 
-            def make_engine(scorers: dict[str, Any], spool: bool | None = spool, queue: str = queue) -> Any:
+            def make_engine(scorers: dict[str, Any], spool: Any = spool, queue: str = queue) -> Any:
                 scorers = {**scorers, "verdict": judged(server.url)}
+                if spool == "local":
+                    return ScoringEngine(scorers, sinks=[CountingSink()])
                 path = folder / f"spool-{uuid.uuid4().hex[:8]}.db" if spool else None
                 return ScoringEngine(scorers, broker=args.broker, broker_queue=queue, spool=path)
 
@@ -112,6 +130,8 @@ def main() -> None:
             cpu = statistics.median(r.cpu_ratio for r in rounds)
             stats = middle.stats
             sent = "" if stats is None else f" | published {stats.published} of {stats.accepted}"
+            if stats is not None and spool == "local":
+                sent = f" | scored {stats.scored} failed {stats.failed}"
             print(
                 f"{label:<24} no-op {middle.base_ms:5.2f} ms/run"
                 f" | with handler {middle.handler_ms:5.2f} ms/run"
