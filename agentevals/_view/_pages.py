@@ -208,10 +208,16 @@ def scorer(reader: Reader, scorer_id: str, f: Filters, bucket: Bucket, settings:
         },
         "breakdowns": {
             "agent or chain": by_entity,
-            "agent model": by_models,
+            "agent model": [(_models(k), *rest) for k, *rest in by_models],
             "scorer version": by_version,
         },
     }
+
+
+def _models(stored: str | None) -> str | None:
+    """A run's stored models (a JSON list) as ``a, b``."""
+    models = loads(stored)
+    return ", ".join(map(str, models)) if isinstance(models, list) else stored
 
 
 def runs(q: Session, f: Filters, page: int, **narrow: Any) -> dict[str, Any]:

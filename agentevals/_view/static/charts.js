@@ -40,15 +40,17 @@
     },
     cost: function (el, d) {
       var opts = { width: width(el), height: 220, scales: { x: { time: true }, tokens: {} },
-        axes: [axis, axis, Object.assign({ side: 1, scale: "tokens", grid: { show: false } }, { stroke: color("--muted") })],
+        axes: [axis, axis, { side: 1, scale: "tokens", size: 64, grid: { show: false }, stroke: color("--muted") }],
         series: [{}, { label: "cost $", stroke: color("--accent"), width: 2, value: function (u, v) { return v === null ? "–" : "$" + v.toFixed(4); } },
           { label: "tokens", stroke: color("--alt"), scale: "tokens", width: 1.5 }] };
       return { plot: new uPlot(opts, [d.x, clean(d.cost), clean(d.tokens)], el), points: d.x.length };
     },
     compare: function (el, d) {
       var xs = d.labels.map(function (_, i) { return i; });
-      var bars = uPlot.paths.bars({ size: [0.35, 60], align: 0 });
-      var opts = { width: width(el), height: 240, scales: { x: { time: false, range: [-0.6, xs.length - 0.4] } },
+      var bars = uPlot.paths.bars({ size: [0.35, 60], align: 1 });
+      var top = Math.max.apply(null, [1].concat(clean(d.a), clean(d.b)).filter(function (v) { return v !== null; }));
+      var bottom = Math.min.apply(null, [0].concat(clean(d.a), clean(d.b)).filter(function (v) { return v !== null; }));
+      var opts = { width: width(el), height: 240, scales: { x: { time: false, range: [-0.6, xs.length - 0.4] }, y: { range: [bottom, top] } },
         axes: [Object.assign({}, axis, { values: function (u, ticks) { return ticks.map(function (t) { return d.labels[t] || ""; }); }, splits: function () { return xs; } }), axis],
         series: [{ label: "scorer", value: function (u, v) { return d.labels[v] || ""; } },
           { label: "A", fill: color("--muted"), stroke: color("--muted"), paths: uPlot.paths.bars({ size: [0.35, 60], align: -1 }), points: { show: false } },
