@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -64,14 +65,15 @@ def create_app(
 
         return cached(("choices",), compute)  # type: ignore[no-any-return]
 
+    def warm_up() -> None:
+        try:
+            choices()
+            cached(("overview", Filters()), lambda: _pages.overview(reader, Filters(), config))
+        except Exception:  # the first visit computes it again and shows the error
+            logging.getLogger(__name__).debug("computing the overview at start-up failed", exc_info=True)
+
     if warm:  # the first visit finds the overview computed (a big store takes seconds)
-        threading.Thread(
-            target=lambda: (
-                choices(),
-                cached(("overview", Filters()), lambda: _pages.overview(reader, Filters(), config)),
-            ),
-            daemon=True,
-        ).start()
+        threading.Thread(target=warm_up, name="agentevals-view-warm-up", daemon=True).start()
 
     def page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
         return HTMLResponse(

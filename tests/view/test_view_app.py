@@ -282,3 +282,42 @@ def test_eval_html_reports_the_batch_run(tmp_path: Path, capsys: pytest.CaptureF
     assert re.search(r'id="total-rows">8<', page)
     assert "HTML report written to" in capsys.readouterr().err
     assert not list(tmp_path.glob("*.db"))  # the records went to a temporary store, now gone
+
+
+def test_the_view_command_serves_on_loopback(generated_store: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "agentevals.cli",
+        "view",
+        "--db",
+        str(generated_store),
+        "--port",
+        str(port),
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.communicate()
+            try:
+                response = httpx.get(f"http://127.0.0.1:{port}/runs?outcome=failed", timeout=5)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "agentevals view did not start"
+                time.sleep(0.2)
+        assert response.status_code == 200 and "JudgeTimeout" in response.text
+        assert httpx.post(f"http://127.0.0.1:{port}/runs", timeout=5).status_code == 405
+    finally:
+        process.terminate()
+        out, _ = process.communicate(timeout=30)
+    assert f"on http://127.0.0.1:{port}/" in out
