@@ -19,6 +19,7 @@ from agentevals._engine._sink_worker import SinkWorker
 from agentevals._errors import RunBuildError
 from agentevals._failure import failure_record, skipped_record
 from agentevals._limits._gate import JudgeGate
+from agentevals._limits._scope import active_limits
 from agentevals._redact import set_active_redactor
 from agentevals._result import ScoreRecord
 from agentevals._run import Run
@@ -226,10 +227,15 @@ class EngineDispatch(EngineControl):
             limit = self._scorer_limits.get(id(entry))
             timeout = self._timeout_of(entry)
             try:
-                # This task's judge calls ask the engine's budgets and breakers (SkipRun when refused).
-                gated = self._gate.scope(entry.scorer.id, timeout) if self._gate else contextlib.nullcontext()
-                with gated:
-                    record = await self._score_limited(run, entry, timeout, limit)
+                if self._gate is not None:  # this task's judge calls ask the engine's budgets and breakers
+                    active_limits.set(self._gate.scope(entry.scorer.id, timeout))
+                if limit is None:
+                    record = await score_once(run, entry.scorer, timeout, self._concurrency, self._failures)
+                else:
+                    async with limit:
+                        record = await score_once(
+                            run, entry.scorer, timeout, self._concurrency, self._failures
+                        )
             except asyncio.CancelledError as err:
                 if self._stopping:
                     raise
@@ -242,14 +248,6 @@ class EngineDispatch(EngineControl):
         finally:
             self._pair_done(state)
             self._slots.release()
-
-    async def _score_limited(
-        self, run: Run, entry: ScorerEntry, timeout: float | None, limit: asyncio.Semaphore | None
-    ) -> ScoreRecord:
-        if limit is None:
-            return await score_once(run, entry.scorer, timeout, self._concurrency, self._failures)
-        async with limit:
-            return await score_once(run, entry.scorer, timeout, self._concurrency, self._failures)
 
     def _self_cancelled(self, run: Run, entry: ScorerEntry, error: BaseException) -> ScoreRecord:
         """The error record of a scorer that cancelled its own task (not the engine: it is not stopping)."""

@@ -8,10 +8,9 @@ or the model's breaker is open) and reports the call's usage and outcome to the 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -19,7 +18,6 @@ from agentevals._errors import JudgeError, JudgeOutputError
 from agentevals._judge import _litellm
 from agentevals._limits._breaker import Breaker, BreakerStatus, ModelBreaker
 from agentevals._limits._budget import Budget, BudgetMeter, BudgetUsage
-from agentevals._limits._scope import active_limits
 from agentevals._steps import SkipRun
 
 logger = logging.getLogger("agentevals.engine")
@@ -36,16 +34,19 @@ class JudgeGate:
         self._breakers: dict[str, ModelBreaker] = {}
         self._by_scorer: dict[str, list[BudgetMeter]] = {}
         self._unpriced: set[str] = set()
+        self._waits = breaker is not None and breaker.on_open == "wait"
+        self._scopes: dict[str, _Scope] = {}
 
-    @contextlib.contextmanager
-    def scope(self, scorer_id: str, timeout: float | None) -> Iterator[None]:
-        """Judge calls made inside (by the scorer keyed ``scorer_id``, within ``timeout`` s) are gated."""
-        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
-        token = active_limits.set(_Scope(self, scorer_id, deadline))
-        try:
-            yield
-        finally:
-            active_limits.reset(token)
+    def scope(self, scorer_id: str, timeout: float | None) -> _Scope:
+        """What to put in ``active_limits`` for a task running the scorer keyed ``scorer_id`` (within
+        ``timeout`` s): its judge calls are gated. Each scorer call has a task of its own, so the value
+        ends with it."""
+        if timeout is None or not self._waits:  # the deadline is only read by calls that wait
+            scope = self._scopes.get(scorer_id)
+            if scope is None:
+                scope = self._scopes[scorer_id] = _Scope(self, scorer_id, None)
+            return scope
+        return _Scope(self, scorer_id, asyncio.get_running_loop().time() + timeout)
 
     async def admit(self, model: str, scorer_id: str, deadline: float | None) -> _Ticket:
         """Let one call to ``model`` (an :func:`endpoint`) go, reserving its budgets, or raise SkipRun."""
@@ -137,13 +138,14 @@ class JudgeGate:
         return {model: breaker.status() for model, breaker in dict(self._breakers).items()}
 
 
-@dataclass(frozen=True, slots=True)
 class _Scope:
-    """The limits the judge sees while one scorer call runs (``active_limits``)."""
+    """The limits the judge sees while one scorer call runs (``active_limits``); a plain class: one is
+    made per scorer call."""
 
-    gate: JudgeGate
-    scorer_id: str
-    deadline: float | None
+    __slots__ = ("deadline", "gate", "scorer_id")
+
+    def __init__(self, gate: JudgeGate, scorer_id: str, deadline: float | None) -> None:
+        self.gate, self.scorer_id, self.deadline = gate, scorer_id, deadline
 
     async def admit(self, model: str, api_base: str | None) -> _Ticket:
         return await self.gate.admit(endpoint(model, api_base), self.scorer_id, self.deadline)
