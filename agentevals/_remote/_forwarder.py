@@ -81,7 +81,7 @@ def make_broker(url: str) -> Any:
         if scheme.startswith("amqp"):
             from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
-            return RabbitmqBroker(url=url, confirm_delivery=True, middleware=[])
+            return RabbitmqBroker(url=_unblocking(url), confirm_delivery=True, middleware=[])
         import redis
         from dramatiq.brokers.redis import RedisBroker
 
@@ -89,6 +89,17 @@ def make_broker(url: str) -> Any:
         return RedisBroker(client=client, middleware=[])  # type: ignore[no-untyped-call]
     except (ValueError, TypeError, KeyError) as err:
         raise ValueError(f"broker URL {display_address(url)!r} cannot be read: {err}") from err
+
+
+def _unblocking(url: str) -> str:
+    """``url`` with ``blocked_connection_timeout=30`` unless it sets one: a RabbitMQ that blocks
+    publishers (a memory or disk alarm) then fails the publish, retried later, instead of holding the
+    forwarder's thread forever."""
+    if ";" in url:  # several nodes, tried in turn
+        return ";".join(_unblocking(part) for part in url.split(";"))
+    if "blocked_connection_timeout=" in url:
+        return url
+    return f"{url}{'&' if urlsplit(url).query else '?'}blocked_connection_timeout=30"
 
 
 class Forwarder:
@@ -146,11 +157,6 @@ class Forwarder:
     def idle(self) -> bool:
         """Nothing taken over is waiting to be published."""
         return not self._taking and self.waiting == 0
-
-    @property
-    def outage(self) -> bool:
-        """The last publish attempt failed."""
-        return self._outage_since is not None
 
     def wake(self) -> None:
         """Runs were queued: take them."""
@@ -230,9 +236,11 @@ class Forwarder:
             ready = self._from_spool()
         else:
             if not self._held and time.monotonic() >= self._retry_at:
-                self._held = self._encode(self._take_some())
-                self._in_hand = 0
-                self._taking = False
+                try:
+                    self._held = self._encode(self._take_some())
+                finally:
+                    self._in_hand = 0
+                    self._taking = False
             ready = self._held
         if not ready or time.monotonic() < self._retry_at:
             return False
