@@ -124,3 +124,23 @@ def test_a_spool_path_that_cannot_work_is_a_clear_error(tmp_path: Path, where: s
     (tmp_path / "not-a-db.txt").write_text("plain text, not SQLite\n" * 20)
     with pytest.raises(ValueError, match=expected):
         ScoringEngine([_SCORER], broker="amqp://guest:guest@127.0.0.1:5672/", spool=tmp_path / where)
+
+
+def test_rows_of_an_owner_whose_heartbeat_stopped_are_adopted(tmp_path: Path) -> None:
+    import sqlite3
+    import time
+
+    from agentevals._remote._spool import STALE_AFTER
+
+    path = tmp_path / "spool.db"
+    with Spool(path, max_rows=10) as stuck, Spool(path, max_rows=10) as other:
+        stuck.add([("m1", "q", "{}")])
+        assert other.adopt_orphans() == 0  # alive: this process, fresh heartbeat
+        with sqlite3.connect(path) as conn:  # its heartbeat stopped long ago (a hung process)
+            conn.execute(
+                "UPDATE agentevals_spool_owners SET heartbeat = ? WHERE owner = ?",
+                (time.time() - STALE_AFTER - 1, stuck.owner),
+            )
+        assert other.adopt_orphans() == 1
+        assert [row.message_id for row in other.oldest(10)] == ["m1"]
+        assert stuck.oldest(10) == []
