@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
-from agentevals._limits._gate import JudgeGate
+from agentevals._limits._gate import EngineLimits
 from agentevals._limits._scope import active_limits
 from agentevals.engine import Breaker, Budget
 from agentevals.testing import FakeJudgeServer
@@ -67,7 +67,7 @@ def engine_seconds(**options: Any) -> float:
     return elapsed
 
 
-async def judge_ms(server: FakeJudgeServer, gate: JudgeGate | None) -> float:
+async def judge_ms(server: FakeJudgeServer, gate: EngineLimits | None) -> float:
     judge = server.judge()
     if gate is not None:
         active_limits.set(gate.scope("judged", None))
@@ -97,7 +97,7 @@ def main() -> None:
         for i in range(ROUNDS):
             order = ["no gate", "gate"]
             for label in order if i % 2 == 0 else order[::-1]:
-                gate = JudgeGate([Budget(calls=10**9, per="day")], Breaker()) if label == "gate" else None
+                gate = EngineLimits([Budget(calls=10**9, per="day")], Breaker()) if label == "gate" else None
                 calls[label].append(asyncio.run(judge_ms(server, gate)))
     bare, limited = (statistics.median(calls[k]) for k in ("no gate", "gate"))
     print(f"judge call via LiteLLM to the fake server: no gate {bare:.3f} ms, gate {limited:.3f} ms")

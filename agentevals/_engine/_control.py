@@ -22,7 +22,7 @@ from agentevals._engine._inline import InlineWorker
 from agentevals._engine._signals import SigtermFlush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, FlushReport, RuleCounters, percentile, report_since
-from agentevals._limits._gate import JudgeGate
+from agentevals._limits._gate import EngineLimits
 from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._retry import DeadLetter
 
@@ -66,7 +66,7 @@ class EngineControl:
     _tasks: set[asyncio.Task[None]]
     _service: list[asyncio.Task[None]]
     _sigterm: SigtermFlush | None
-    _gate: JudgeGate | None
+    _gate: EngineLimits | None
     _worker: InlineWorker | None
     _forwarder: Forwarder | None  # with broker=: publishes the accepted runs instead of scoring them
     _keeper: RunKeeper | None  # with a store_runs="all" sink: stores the runs no scorer sampled

@@ -18,7 +18,7 @@ from agentevals._engine._scoring import FailureLog, Redactor, finalize, score_on
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._errors import RunBuildError
 from agentevals._failure import failure_record, skipped_record
-from agentevals._limits._gate import JudgeGate
+from agentevals._limits._gate import EngineLimits
 from agentevals._limits._scope import active_limits
 from agentevals._redact import set_active_redactor
 from agentevals._result import ScoreRecord
@@ -48,7 +48,7 @@ class EngineDispatch(EngineControl):
     _concurrency: asyncio.Semaphore
     _scorer_limits: dict[int, asyncio.Semaphore]
     _failures: FailureLog
-    _gate: JudgeGate | None
+    _gate: EngineLimits | None
     scorer_timeout: float | None
     redact: Redactor | None
     entity: str | None

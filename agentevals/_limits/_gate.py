@@ -1,4 +1,4 @@
-"""``JudgeGate``: an engine's budgets and per-model breakers, consulted before each judge call.
+"""``EngineLimits``: an engine's budgets and per-model breakers, consulted before each judge call.
 
 While the engine runs a scorer it puts a scope (the gate, the scorer's key, its deadline) in
 ``active_limits``; the judge asks it before each call (``admit``: a ``SkipRun`` when a budget is spent
@@ -25,7 +25,7 @@ logger = logging.getLogger("agentevals.engine")
 _WAIT_STEP = 1.0  # seconds a waiting call sleeps at most before it looks at its breaker again
 
 
-class JudgeGate:
+class EngineLimits:
     """The limits of one engine's judge calls (used from the engine's event loop)."""
 
     def __init__(self, budgets: Sequence[Budget], breaker: Breaker | None) -> None:
@@ -144,7 +144,7 @@ class _Scope:
 
     __slots__ = ("deadline", "gate", "scorer_id")
 
-    def __init__(self, gate: JudgeGate, scorer_id: str, deadline: float | None) -> None:
+    def __init__(self, gate: EngineLimits, scorer_id: str, deadline: float | None) -> None:
         self.gate, self.scorer_id, self.deadline = gate, scorer_id, deadline
 
     async def admit(self, model: str, api_base: str | None) -> _Ticket:
@@ -158,7 +158,7 @@ class _Ticket:
 
     def __init__(
         self,
-        gate: JudgeGate,
+        gate: EngineLimits,
         model: str,
         held: list[tuple[BudgetMeter, float]],
         breaker: ModelBreaker | None,
@@ -215,7 +215,7 @@ def answered(error: BaseException | None) -> bool | None:
 
 def build_gate(
     scorer_ids: Sequence[str], entry_budgets: Mapping[str, Budget], budgets: Any, breaker: Any
-) -> JudgeGate | None:
+) -> EngineLimits | None:
     """The gate for an engine's ``budgets=`` and ``breaker=`` options and its scorers' own budgets
     (``None`` when there is nothing to limit); a ``ValueError`` says what is wrong."""
     if isinstance(budgets, Budget | Mapping):
@@ -246,4 +246,4 @@ def build_gate(
     config = Breaker.of(breaker)
     if not parsed and config is None:
         return None
-    return JudgeGate(parsed, config)
+    return EngineLimits(parsed, config)
