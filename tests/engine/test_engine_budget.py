@@ -4,6 +4,7 @@ reserved before each judge call and settled after; once spent, runs get skipped 
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -253,3 +254,50 @@ def test_bad_budgets_on_the_engine_fail_at_construction(tmp_path: Path) -> None:
         engine_for([scorer], MemorySink(), tmp_path, budgets="5 usd")
     with pytest.raises(TypeError, match="a budget is a Budget"):
         ScorerEntry(scorer=scorer, budget=5.0)  # type: ignore[arg-type]
+
+
+def test_a_call_cut_off_by_the_scorer_timeout_gives_its_reservation_back_as_spend(tmp_path: Path) -> None:
+    memory = MemorySink()
+    with FakeJudgeServer(responder=lambda _: Reply.slow(2.0, {"score": 1.0})) as server:
+        engine = engine_for(
+            [judged(server.judge())],
+            memory,
+            tmp_path,
+            max_concurrency=2,
+            scorer_timeout=0.3,
+            budgets=[Budget(calls=3, per="day")],
+        )
+        for run in runs(5):
+            engine.submit(run)
+        assert engine.flush(timeout=60)
+        engine.shutdown()
+    stats = accounted(engine, "cut off")
+    usage = stats.budgets["3 calls/day"]
+    assert (usage.spent, usage.reserved) == (3, 0)  # nothing stays held by calls that were cancelled
+    assert (stats.failed, stats.skipped) == (3, 2)
+    assert {r.error_type for r in memory.records if r.outcome == "failed"} == {"TimeoutError"}
+
+
+def test_a_usd_budget_on_an_unpriced_model_warns_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="agentevals.engine")
+    memory = MemorySink()
+    with FakeJudgeServer(responder=score_reply, model="agentevals-unpriced-judge") as server:
+        engine = engine_for(
+            [judged(server.judge())],
+            memory,
+            tmp_path,
+            max_concurrency=2,
+            budgets=[Budget(usd=0.01, per="day")],
+        )
+        for run in runs(6):
+            engine.submit(run)
+        assert engine.flush(timeout=60)
+        engine.shutdown()
+    stats = accounted(engine, "unpriced")
+    assert stats.scored == 6 and stats.budgets["$0.01/day"].spent == 0
+    lines = [r.getMessage() for r in caplog.records if "has no price" in r.getMessage()]
+    assert (
+        len(lines) == 1 and "agentevals-unpriced-judge" in lines[0] and "litellm.register_model" in lines[0]
+    )
