@@ -186,6 +186,8 @@ def test_narrow_window_and_colour_schemes(browser: Any, generated_server: Server
             # Nothing but the scrolling tables is wider than the window.
             overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, f"{path} is {overflow}px wider than a 390px window"
+            for table in page.locator("main table").all():  # a table fits without scrolling sideways
+                assert table.evaluate("t => t.parentElement.scrollWidth - t.parentElement.clientWidth") <= 1
             page.screenshot(path=OUTPUT / f"narrow-{scheme}-{name}.png", full_page=True)
         background = page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert (background == "rgb(20, 23, 28)") == (scheme == "dark")

@@ -10,12 +10,12 @@
   var axis = { stroke: color("--muted"), grid: { stroke: color("--line"), width: 1 }, ticks: { stroke: color("--line") } };
   function clean(values) { return values.map(function (v) { return v === null || v === undefined ? null : v; }); }
   function count(values) { return values.filter(function (v) { return v !== null; }).length; }
-  function width(el) { return Math.max(el.clientWidth || el.parentElement.clientWidth || 300, 120); }
+  function width(el, least) { return Math.max(el.clientWidth || el.parentElement.clientWidth || 300, least || 120); }
   function fmt(v) { return v === null || v === undefined ? "–" : (Math.round(v * 1000) / 1000).toString(); }
 
   var kinds = {
     spark: function (el, d) {
-      var opts = { width: width(el), height: 36, legend: { show: false }, cursor: { show: false },
+      var opts = { width: width(el, 40), height: 36, legend: { show: false }, cursor: { show: false },
         scales: { x: { time: true } }, axes: [{ show: false }, { show: false }],
         series: [{}, { stroke: color("--accent"), width: 1.5, points: { show: d.x.length < 3 } }] };
       return { plot: new uPlot(opts, [d.x, clean(d.y)], el), points: count(d.y) };
@@ -66,13 +66,13 @@
     if (!d || !kind) { el.setAttribute("data-points", "0"); return; }
     var made = kind(el, d);
     el.setAttribute("data-points", String(made.points));
-    drawn.push({ el: el, plot: made.plot });
+    drawn.push({ el: el, plot: made.plot, least: el.getAttribute("data-kind") === "spark" ? 40 : 120 });
   });
   var timer = null;
   window.addEventListener("resize", function () {
     clearTimeout(timer);
     timer = setTimeout(function () {
-      drawn.forEach(function (c) { c.plot.setSize({ width: width(c.el), height: c.plot.height }); });
+      drawn.forEach(function (c) { c.plot.setSize({ width: width(c.el, c.least), height: c.plot.height }); });
     }, 100);
   });
 })();
