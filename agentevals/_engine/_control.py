@@ -159,7 +159,7 @@ class EngineControl:
         deadline = time.monotonic() + timeout
         flushed = await self._settle(timeout)
         if not flushed and self._forwarder is not None:
-            self._forwarder.log_unpublished(timeout)
+            self._forwarder.log_unpublished(timeout, queued=len(self._queue))
         elif not flushed:
             logger.error(
                 "agentevals: shutdown timed out after %s s; %d queued run(s) and %d scoring call(s) "

@@ -186,17 +186,20 @@ class Forwarder:
         self._held, self._in_hand = [], 0
         return abandoned
 
-    def log_unpublished(self, timeout: float) -> None:
-        """A shutdown ran out of time: say what is left, and where."""
+    def log_unpublished(self, timeout: float, *, queued: int) -> None:
+        """A shutdown ran out of time with ``queued`` runs still in the engine's queue: say what is
+        left, and where it goes."""
         if self._spool is not None:
-            where = f"they stay in spool {str(self._spool.path)!r} for the next start"
+            where = f"{self.waiting} stay in spool {str(self._spool.path)!r} for the next start"
+            if queued:
+                where += f", {queued} not spooled yet are abandoned"
         else:
             where = "they are abandoned (no spool=)"
         logger.warning(
             "agentevals: shutdown timed out after %s s with broker %s; %d run(s) not published: %s",
             timeout,
             display_address(self.url),
-            self.waiting,
+            self.waiting + queued,
             where,
         )
 
@@ -245,6 +248,7 @@ class Forwarder:
         if not ready or time.monotonic() < self._retry_at:
             return False
         sent = self._publish(ready)
+        everything = sent == len(ready)  # before the memory batch (``ready`` itself) is trimmed
         if self._spool is not None:
             self._spool.remove([r.seq for r in ready[:sent] if r.seq is not None])
         else:
@@ -252,7 +256,7 @@ class Forwarder:
         self.published += sent
         if sent:
             self._on_progress()
-        return sent == len(ready)
+        return everything
 
     def _take_some(self) -> list[Outgoing]:
         self._taking = True  # before the take: a flush must not see the runs in neither place

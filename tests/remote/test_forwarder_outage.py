@@ -120,3 +120,15 @@ def test_without_a_spool_a_shutdown_that_runs_out_of_time_abandons_and_counts(
     stats = engine.stats()
     assert (stats.abandoned, stats.queued, stats.forwarding) == (30, 0, 0)
     assert stats.unbalanced() == []
+
+
+def test_without_a_spool_batch_after_batch_goes_out(rabbitmq: Broker, queue_name: str) -> None:
+    # Many more runs than one batch: each batch sent is followed by the next, with no idle wait between
+    # (a flush would run out of its time otherwise).
+    engine = ScoringEngine([_SCORER], broker=rabbitmq.url, broker_queue=queue_name, batch_size=2)
+    for i in range(60):
+        engine.submit(Run(run_id=f"r{i}", output="x"))
+    report = engine.flush(30)
+    assert report.completed and report.published == 60
+    assert len(_run_ids(rabbitmq, queue_name)) == 60
+    assert engine.shutdown()
