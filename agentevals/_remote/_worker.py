@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 from collections.abc import Sequence
+from types import FrameType
 from typing import Any
 
 import dramatiq
@@ -81,6 +83,30 @@ def setup() -> None:
         raise RuntimeError(f"{CONFIG_ENV} is not set: start workers with `agentevals worker ...`")
     app = WorkerApp(WorkerConfig.from_env(text))
     dramatiq.set_broker(app.broker)
+    _hard_stop_on_second_signal()
+
+
+def _hard_stop_on_second_signal() -> None:
+    """Make a second SIGTERM end the worker process at once. Dramatiq's worker process answers it with
+    ``sys.exit``, which then waits forever for the AsyncIO event-loop thread (not a daemon); a process
+    that ends at once is no worse than ``kill -9``: its unacked messages go back to the queue."""
+    first = signal.getsignal(signal.SIGTERM)
+    if not callable(first):
+        return
+    seen = 0
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        nonlocal seen
+        seen += 1
+        if seen > 1:
+            logger.warning(
+                "agentevals: second stop signal: exiting now; unfinished messages go back to the queue"
+            )
+            logging.shutdown()
+            os._exit(1)
+        first(signum, frame)
+
+    signal.signal(signal.SIGTERM, on_term)
 
 
 def run_workers(config: WorkerConfig, *, processes: int, threads: int) -> int:
