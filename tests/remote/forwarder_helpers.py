@@ -142,6 +142,8 @@ class TcpProxy:
             except OSError:
                 client.close()
                 continue
+            for sock in (client, upstream):  # no Nagle delay: one confirmation at a time goes through
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
                 self._sockets += [client, upstream]
             for src, dst in ((client, upstream), (upstream, client)):
