@@ -1,0 +1,77 @@
+"""End to end: a LangChain agent with ``ScoringMiddleware`` and ``ScoringEngine(broker=...)`` in this
+process, ``agentevals worker`` in another, records and runs in SQLite and in PostgreSQL, through the
+real RabbitMQ and the real Redis."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agentevals_langchain import ScoringMiddleware
+from agentevals_langchain.testing import ScriptedChatModel
+from langchain.agents import create_agent
+from worker_helpers import (  # noqa: F401  (fixtures)
+    SCORERS,
+    broker_url,
+    queue,
+    run_ids,
+    score_rows,
+    start_worker,
+    stop,
+    wait_until,
+)
+
+from agentevals import ScoringEngine
+
+
+def _pg_rows(url: str, run_ids: list[str]) -> list[tuple[str, str, str, float | None]]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT run_id, scorer_id, outcome, score FROM agentevals_scores WHERE run_id = ANY(%s)",
+            (run_ids,),
+        ).fetchall()
+        runs = conn.execute(
+            "SELECT count(*) FROM agentevals_runs WHERE run_id = ANY(%s)", (run_ids,)
+        ).fetchone()
+    assert runs is not None and runs[0] == len(run_ids)
+    return rows
+
+
+def test_agent_to_worker_to_sqlite_and_postgres(
+    broker_url: str,  # noqa: F811
+    queue: str,  # noqa: F811
+    postgres: Any,
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "scores.db"
+    worker = start_worker(broker_url, queue, db, "--sink", postgres.url, threads=4)
+    engine = ScoringEngine({"length": SCORERS["length"], "shout": SCORERS["shout"]}, broker=broker_url,
+                           broker_queue=queue)  # fmt: skip
+    agent = create_agent(
+        ScriptedChatModel(respond=lambda messages: "SUNNY IN PARIS"),
+        tools=[],
+        system_prompt="You are a weather assistant.",
+        middleware=[ScoringMiddleware(engine=engine)],
+        name="weather",
+    )
+    ids = [uuid.uuid4() for _ in range(5)]
+    try:
+        for run_id in ids:
+            agent.invoke({"messages": [{"role": "user", "content": "Paris?"}]}, config={"run_id": run_id})
+        engine.flush()
+        wait_until(lambda: len(score_rows(db)) == 10)
+        wait_until(
+            lambda: len(_pg_rows(postgres.url, [str(i) for i in ids])) == 10, what="the PostgreSQL rows"
+        )
+    finally:
+        engine.shutdown()
+        output = stop(worker)
+    expected = {(str(i), key, "scored") for i in ids for key in ("length", "shout")}
+    assert set(score_rows(db)) == expected, output
+    assert sorted(run_ids(db)) == sorted(str(i) for i in ids)
+    pg = _pg_rows(postgres.url, [str(i) for i in ids])
+    assert {(r[0], r[1], r[2]) for r in pg} == expected
+    assert {(r[1], r[3]) for r in pg} == {("length", float(len("SUNNY IN PARIS"))), ("shout", 1.0)}
