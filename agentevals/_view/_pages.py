@@ -124,14 +124,17 @@ def _daily_means(reader: Reader, f: Filters, report: Any) -> dict[str, dict[str,
 
 
 def _daily(q: Session, scorer_id: str, f: Filters) -> dict[str, list[Any]]:
-    points = _buckets(q.series(scorer_id, f, "day"))
+    points = _buckets(q.series(scorer_id, f, "day", DEFAULT_THRESHOLD))
     return {"x": [p["x"] for p in points], "y": [p["mean"] for p in points]}
 
 
-def _buckets(rows: list[tuple[str, float | None, int, float | None, int]]) -> list[dict[str, Any]]:
+Series = list[tuple[str, str, str | None, float | None, int, int, float | None, int]]
+
+
+def _buckets(rows: Series) -> list[dict[str, Any]]:
     """Per time bucket: score count, mean, p10/p50/p90, judge cost and tokens."""
     grouped: dict[str, dict[str, Any]] = {}
-    for key, value, n, cost, tokens in rows:
+    for key, _, _, value, n, _, cost, tokens in rows:
         b = grouped.setdefault(key, {"bins": [], "rows": 0, "cost": None, "tokens": 0})
         b["rows"] += n
         b["tokens"] += tokens
@@ -162,26 +165,25 @@ def _buckets(rows: list[tuple[str, float | None, int, float | None, int]]) -> li
 def scorer(reader: Reader, scorer_id: str, f: Filters, bucket: Bucket, settings: Settings) -> dict[str, Any]:
     """One scorer: score over time with a p10-p90 band, histogram, breakdowns, failures, judge cost."""
     threshold = settings.threshold(scorer_id)
-    binned, series, by_entity, by_models, by_version = reader.parallel(
+    series, groups, by_models = reader.parallel(
         [
-            lambda q: q.bins(f, {scorer_id: threshold}, threshold, scorer_id),
-            lambda q: q.series(scorer_id, f, bucket),
-            lambda q: q.breakdown(scorer_id, f, "entity"),
-            lambda q: q.breakdown(scorer_id, f, "models"),
-            lambda q: q.breakdown(scorer_id, f, "scorer_version"),
+            lambda q: q.series(scorer_id, f, bucket, threshold),
+            lambda q: q.breakdowns(scorer_id, f),
+            lambda q: q.by_models(scorer_id, f),
         ]
     )
-    bins: list[tuple[float, int]] = []
+    merged: Counter[float] = Counter()
     outcomes: Counter[str] = Counter()
     errors: Counter[str] = Counter()
     passed = 0
-    for _, outcome, error_type, value, n, ok in binned:
+    for _, outcome, error_type, value, n, ok, _, _ in series:
         outcomes[outcome] += n
         if outcome == "failed":
             errors[error_type or "error"] += n
         if value is not None:
-            bins.append((value, n))
+            merged[value] += n
             passed += ok
+    bins = sorted(merged.items())
     points = _buckets(series)
     edges, counts = _stats.histogram(bins)
     return {
@@ -207,11 +209,30 @@ def scorer(reader: Reader, scorer_id: str, f: Filters, bucket: Bucket, settings:
             },
         },
         "breakdowns": {
-            "agent or chain": by_entity,
+            "agent or chain": _merge(groups, 0),
             "agent model": [(_models(k), *rest) for k, *rest in by_models],
-            "scorer version": by_version,
+            "scorer version": _merge(groups, 1),
         },
     }
+
+
+def _merge(
+    groups: list[tuple[str | None, str | None, int, float | None, int, int]], index: int
+) -> list[tuple[str | None, int, float | None, int]]:
+    """``(key, count, mean, failures)`` per entity (``index`` 0) or version (1), most records first."""
+    acc: dict[str | None, list[Any]] = {}
+    for group in groups:
+        key = group[0] if index == 0 else group[1]
+        a = acc.setdefault(key, [0, 0.0, 0, 0])
+        a[0] += group[2]
+        a[1] += group[3] or 0.0
+        a[2] += group[4]
+        a[3] += group[5]
+    rows = [
+        (key, n, total / scored if scored else None, failed)
+        for key, (n, total, scored, failed) in acc.items()
+    ]
+    return sorted(rows, key=lambda row: (-row[1], row[0] or ""))[:50]
 
 
 def _models(stored: str | None) -> str | None:

@@ -194,38 +194,47 @@ class Session:
         return [(s, o, e, None if b is None else float(b), int(n), int(p or 0)) for s, o, e, b, n, p in rows]
 
     def series(
-        self, scorer: str, f: Filters, bucket: Bucket
-    ) -> list[tuple[str, float | None, int, float | None, int]]:
-        """``(bucket, bin, count, judge cost, judge tokens)`` of one scorer's rows over time."""
+        self, scorer: str, f: Filters, bucket: Bucket, threshold: float
+    ) -> list[tuple[str, str, str | None, float | None, int, int, float | None, int]]:
+        """``(bucket, outcome, error_type, bin, count, passed, judge cost, judge tokens)`` of one
+        scorer's rows over time (summed over the buckets: its distribution and failures)."""
         key = self.d.buckets[bucket]
         where, params = self.where(f, extra=["scorer_id = ?"])
+        groups = f"{key}, outcome, error_type, {self.d.bin}"
         rows = self.rows(
-            f"SELECT {key}, {self.d.bin}, COUNT(*), SUM(cost_usd), "
+            f"SELECT {groups}, COUNT(*), SUM(CASE WHEN score >= ? THEN 1 ELSE 0 END), SUM(cost_usd), "
             "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
-            f"FROM {self.scores}{where} GROUP BY {key}, {self.d.bin} ORDER BY 1",
-            [scorer, *params],
+            f"FROM {self.scores}{where} GROUP BY {groups}",
+            [threshold, scorer, *params],
         )
         return [
-            (str(k), None if b is None else float(b), int(n), None if c is None else float(c), int(t or 0))
-            for k, b, n, c, t in rows
+            (str(k), o, e, _float(b), int(n), int(p or 0), _float(c), int(t or 0))
+            for k, o, e, b, n, p, c, t in rows
         ]
 
-    def breakdown(
-        self, scorer: str, f: Filters, by: Literal["entity", "scorer_version", "models"]
-    ) -> list[tuple[str | None, int, float | None, int]]:
-        """``(key, count, mean score, failures)`` of one scorer per entity, version or agent models."""
-        if by == "models":
-            where, params = self.where(f, alias="s.", extra=["s.scorer_id = ?"])
-            source, key = f"{self.scores} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id", "r.models"
-        else:
-            where, params = self.where(f, alias="s.", extra=["s.scorer_id = ?"])
-            source, key = f"{self.scores} s", f"s.{by}"
+    def breakdowns(
+        self, scorer: str, f: Filters
+    ) -> list[tuple[str | None, str | None, int, float | None, int, int]]:
+        """``(entity, scorer version, count, sum of scores, scores, failures)`` of one scorer."""
+        where, params = self.where(f, extra=["scorer_id = ?"])
         rows = self.rows(
-            f"SELECT {key}, COUNT(*), AVG(s.score), SUM(CASE WHEN s.outcome = 'failed' THEN 1 ELSE 0 END) "
-            f"FROM {source}{where} GROUP BY {key} ORDER BY 2 DESC LIMIT 50",
+            "SELECT entity, scorer_version, COUNT(*), SUM(score), COUNT(score), "
+            f"SUM(CASE WHEN outcome = 'failed' THEN 1 ELSE 0 END) FROM {self.scores}{where} "
+            "GROUP BY entity, scorer_version",
             [scorer, *params],
         )
-        return [(_key(k), int(n), None if m is None else float(m), int(e or 0)) for k, n, m, e in rows]
+        return [(e, v, int(n), _float(t), int(k), int(x or 0)) for e, v, n, t, k, x in rows]
+
+    def by_models(self, scorer: str, f: Filters) -> list[tuple[str | None, int, float | None, int]]:
+        """``(agent models, count, mean score, failures)`` of one scorer, from its runs' rows."""
+        where, params = self.where(f, alias="s.", extra=["s.scorer_id = ?"])
+        rows = self.rows(
+            "SELECT r.models, COUNT(*), AVG(s.score), SUM(CASE WHEN s.outcome = 'failed' THEN 1 ELSE 0 END) "
+            f"FROM {self.scores} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id{where} "
+            "GROUP BY r.models ORDER BY 2 DESC LIMIT 50",
+            [scorer, *params],
+        )
+        return [(_key(k), int(n), _float(m), int(e or 0)) for k, n, m, e in rows]
 
     # -- runs ------------------------------------------------------------------------------------------
 
