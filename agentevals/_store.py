@@ -189,16 +189,20 @@ class Store:
         finally:
             cursor.close()
 
-    def sink(self, *, replace: bool = False) -> Any:
+    def sink(self, *, replace: bool = False, bulk: bool = False) -> Any:
         """A new sink writing scores to this store (``SQLiteSink`` or ``PostgresSink``, same table); its
         runs are here already, so it writes no runs rows (``store_runs="none"``). ``replace``: a record
         replaces the stored row of its id (else the stored row is kept). A JSONL store's sink appends to
-        its file."""
+        its file. ``bulk``: on SQLite, a writer in a child process (large batches, on another core)."""
         on_conflict: OnConflict = "replace" if replace else "keep"
         if is_jsonl_address(self.address):  # append-only: a forced record is added again
             from agentevals.sinks import JsonlSink
 
             return JsonlSink(self.address)
+        if self.kind == "sqlite" and bulk:
+            from agentevals.sinks._sqlite_process import SQLiteProcessWriter
+
+            return SQLiteProcessWriter(self.address, table=self.table, replace=replace)
         if self.kind == "sqlite":
             from agentevals.sinks import SQLiteSink
 

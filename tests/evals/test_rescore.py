@@ -309,13 +309,17 @@ def test_a_version_1_store_is_migrated_then_rescored(tmp_path: Path) -> None:
 CTRL_C = """
 import asyncio, os, signal, sys, threading
 from agentevals import create_scorer
+from agentevals._evals import _rescore
 from agentevals.evals import rescore
+
+_rescore.BATCH = 1  # each record written at once: the store's writing process is running at the Ctrl-C
 
 async def slow(**_):
     await asyncio.sleep(0.3)
     return 1.0
 
-threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+# As a terminal's Ctrl-C: to the whole process group (the writing process too).
+threading.Timer(0.5, lambda: os.killpg(os.getpgid(0), signal.SIGINT)).start()
 summary = rescore(sys.argv[1], [create_scorer(id="slow").generate_score(slow)], concurrency=1, progress=False)
 print(summary.interrupted, summary.scored)
 """
@@ -324,7 +328,12 @@ print(summary.interrupted, summary.scored)
 @pytest.mark.skipif(os.name == "nt", reason="SIGINT to itself is POSIX")
 def test_ctrl_c_in_the_sync_face_keeps_what_is_done(db: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", CTRL_C, str(db)], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", CTRL_C, str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        start_new_session=True,  # its own process group, which the Ctrl-C goes to
     )
     assert done.returncode == 0, done.stderr
     interrupted, scored = done.stdout.split()

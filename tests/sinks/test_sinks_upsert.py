@@ -101,3 +101,30 @@ async def test_postgres_replace_updates_rows_keep_leaves_them(pg_table: tuple[st
     after = await _pg_scores(conninfo, table)
     assert len(after) == len(before)
     assert {record_id(r): (r.score, r.reason, r.run_id) for r in again} == after
+
+
+async def test_process_writer_keeps_replaces_and_reports_failures(tmp_path: Path) -> None:
+    from agentevals.sinks._sqlite_process import SQLiteProcessWriter
+
+    db = tmp_path / "scores.db"
+    SQLiteSink(db).check()  # the store exists, as open_store leaves it
+    first = sample_records(250)
+    keeping = SQLiteProcessWriter(db, table="agentevals_scores")
+    await keeping.write(first)
+    await keeping.write(_rescored(first, "ignored"))
+    await keeping.close()
+    assert {reason for _, reason, _ in _sqlite_scores(db).values()} == {r.reason for r in first}
+
+    replacing = SQLiteProcessWriter(db, table="agentevals_scores", replace=True)
+    again = _rescored(first, "new")
+    await replacing.write(again)
+    assert _sqlite_scores(db) == {record_id(r): (r.score, r.reason, r.run_id) for r in again}
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE agentevals_scores RENAME TO moved")
+    with pytest.raises(RuntimeError, match="the batch was not written: OperationalError: no such table"):
+        await replacing.write(first[:3])
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE moved RENAME TO agentevals_scores")
+    await replacing.write(_rescored(first[:1], "after the failure"))  # the writer goes on
+    await replacing.close()
+    assert _sqlite_scores(db)[record_id(first[0])][1] == f"after the failure {first[0].run_id}"
