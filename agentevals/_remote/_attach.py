@@ -25,6 +25,7 @@ class RemoteOptions:
     """The checked ``broker=``, ``spool=``, ``spool_size=`` and ``broker_queue=`` of an engine."""
 
     url: str
+    broker: Any  # the Dramatiq broker for ``url`` (nothing connected yet)
     spool: str | os.PathLike[str] | None
     spool_size: int
     queue: str
@@ -45,7 +46,7 @@ def check_remote_options(
         if spool is not None:
             raise ValueError("spool= keeps runs for a broker: pass broker='amqp://...' too, or drop spool=")
         return None
-    make_broker(broker)  # the scheme, the URL and Dramatiq being installed
+    client = make_broker(broker)  # checks the scheme, the URL and that Dramatiq is installed
     if sinks is not None:
         raise ValueError(
             "with broker= the workers score and store: give the sinks to `agentevals worker --sink ...`, "
@@ -53,8 +54,8 @@ def check_remote_options(
         )
     if redact is not None:
         raise ValueError(
-            "with broker= records are made on the workers, so redact= cannot apply here; drop it and "
-            "redact on the workers"
+            "with broker= records are made on the workers, where redact= cannot follow (a function "
+            "stays in this process); drop redact= (runs are published as they are)"
         )
     if isinstance(spool_size, bool) or not isinstance(spool_size, int) or spool_size < 1:
         raise ValueError(f"spool_size must be a whole number >= 1 (e.g. 100_000), got {spool_size!r}")
@@ -65,7 +66,7 @@ def check_remote_options(
         )
     if spool is not None:
         Spool(spool, max_rows=spool_size).close()  # a clear error now if the file cannot be a spool
-    return RemoteOptions(broker, spool, spool_size, queue)
+    return RemoteOptions(broker, client, spool, spool_size, queue)
 
 
 def start_forwarder(
@@ -95,6 +96,7 @@ def start_forwarder(
     spool = Spool(options.spool, max_rows=options.spool_size) if options.spool is not None else None
     forwarder = Forwarder(
         options.url,
+        options.broker,
         queue=options.queue,
         take=take,
         entity=engine.entity,

@@ -103,7 +103,7 @@ def _unblocking(url: str) -> str:
 
 
 class Forwarder:
-    """Publishes the runs ``take(limit)`` hands over (see the module docstring).
+    """Publishes the runs ``take(limit)`` hands over through ``broker`` (see the module docstring).
 
     Counters (written only by the forwarder's thread): ``published`` (confirmed by the broker),
     ``spooled`` (written to the spool), ``recovered`` (found in the spool, left by an engine that
@@ -113,6 +113,7 @@ class Forwarder:
     def __init__(
         self,
         url: str,
+        broker: Any,
         *,
         queue: str,
         take: Callable[[int], list[Outgoing]],
@@ -123,7 +124,7 @@ class Forwarder:
     ) -> None:
         self.url = url
         self.queue = queue
-        self.broker = make_broker(url)
+        self.broker = broker  # from make_broker(url); used only on the forwarder's thread
         self._take = take
         self._entity = entity
         self._spool = spool
