@@ -36,9 +36,11 @@ def render_report(report: Report, console: Console) -> None:
 def _coverage_table(console: Console, coverage: list[Coverage], runs: int) -> None:
     from rich.table import Table
 
-    table = Table(title=f"coverage ({runs} stored runs)", title_justify="left")
+    # Runs seen: every stored run (all offered runs with store_runs="all"); sampled: those the scorer has
+    # a row for. Runs dropped before storage are not in the store, so they are not shown.
+    table = Table(title=f"coverage ({runs} runs seen in the store)", title_justify="left")
     table.add_column("scorer")
-    for name in ("rows", "scored", "failed", "skipped", "runs", "share"):
+    for name in ("rows", "scored", "failed", "skipped", "sampled runs", "share"):
         table.add_column(name, justify="right")
     table.add_column("skip reasons")
     for c in coverage:

@@ -14,6 +14,7 @@ import pytest
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
 from agentevals._evals._report import build_report
+from agentevals.cli import main
 from agentevals.sinks import PostgresSink, SQLiteSink
 
 RUNS = 40
@@ -47,7 +48,7 @@ def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
         return conn.execute(sql).fetchall()
 
 
-def test_sqlite_all_stores_every_run(tmp_path: Path) -> None:
+def test_sqlite_all_stores_every_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "all.db"
     sampled = _offer(_engine(SQLiteSink(db, store_runs="all"), redact=_hide))
     assert 0 < sampled < RUNS  # some runs were sampled out
@@ -61,6 +62,9 @@ def test_sqlite_all_stores_every_run(tmp_path: Path) -> None:
 
     coverage = build_report(db).coverage[0]
     assert (coverage.store_runs, coverage.runs, coverage.scored) == (RUNS, sampled, sampled)
+    assert main(["report", "--db", str(db)]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert f"coverage ({RUNS} runs seen in the store)" in printed and "sampled" in printed
 
 
 def test_sqlite_sampled_stores_only_scored_runs(tmp_path: Path) -> None:
