@@ -55,13 +55,15 @@ def create_app(
 
     def choices() -> dict[str, Any]:
         def compute() -> dict[str, Any]:
-            with reader.session() as q:
-                return {
-                    "entities": q.distinct("entity"),
-                    "scorers": q.distinct("scorer_id"),
-                    "evals": q.distinct("eval_id"),
-                    "range": q.time_range(),
-                }
+            entities, scorers, evals, moments = reader.parallel(
+                [
+                    lambda q: q.distinct("entity"),
+                    lambda q: q.distinct("scorer_id"),
+                    lambda q: q.distinct("eval_id"),
+                    lambda q: q.time_range(),
+                ]
+            )
+            return {"entities": entities, "scorers": scorers, "evals": evals, "range": moments}
 
         return cached(("choices",), compute)  # type: ignore[no-any-return]
 

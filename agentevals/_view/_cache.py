@@ -13,7 +13,6 @@ and concurrent visitors of it share one computation.
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -23,7 +22,7 @@ T = TypeVar("T")
 
 class Cache:
     def __init__(self, size: int = 64) -> None:
-        self._items: OrderedDict[Any, tuple[Any, Any, float]] = OrderedDict()
+        self._items: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
         self._running: dict[Any, threading.Event] = {}
         self._size = size
         self._lock = threading.Lock()
@@ -51,17 +50,11 @@ class Cache:
                 return self._fill(key, fingerprint, compute, running)
             running.wait()
 
-    def computed_at(self, key: Any) -> float | None:
-        """When the value served for ``key`` was computed (``time.time()``), ``None`` if never."""
-        with self._lock:
-            hit = self._items.get(key)
-        return None if hit is None else hit[2]
-
     def _fill(self, key: Any, fingerprint: Any, compute: Callable[[], T], running: threading.Event) -> T:
         try:
             value = compute()
             with self._lock:
-                self._items[key] = (fingerprint, value, time.time())
+                self._items[key] = (fingerprint, value)
                 self._items.move_to_end(key)
                 while len(self._items) > self._size:
                     self._items.popitem(last=False)

@@ -192,7 +192,6 @@ def scorer(reader: Reader, scorer_id: str, f: Filters, bucket: Bucket, settings:
         "outcomes": dict(outcomes),
         "errors": errors.most_common(),
         "summary": _summary(bins, passed),
-        "points": points,
         "charts": {
             "trend": {
                 "x": [p["x"] for p in points],

@@ -6,6 +6,7 @@ histograms come from a few thousand grouped rows instead of every score.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -177,19 +178,19 @@ class Session:
     # -- distributions -------------------------------------------------------------------------------
 
     def bins(
-        self, f: Filters, thresholds: dict[str, float], default: float, scorer: str | None = None
+        self, f: Filters, thresholds: dict[str, float], default: float
     ) -> list[tuple[str, str, str | None, float | None, int, int]]:
         """``(scorer_id, outcome, error_type, bin, count, passed)``: scores per scorer and outcome,
         binned; ``passed`` counts the scores at or above the scorer's threshold (exact, not binned)."""
         cases = " ".join("WHEN ? THEN ?" for _ in thresholds)
         threshold = f"CASE scorer_id {cases} ELSE ? END" if thresholds else "?"
         case_params: list[Any] = [v for pair in thresholds.items() for v in pair] + [default]
-        where, params = self.where(f, extra=["scorer_id = ?"] if scorer else [])
+        where, params = self.where(f)
         rows = self.rows(
             f"SELECT scorer_id, outcome, error_type, {self.d.bin}, COUNT(*), "
             f"SUM(CASE WHEN score >= {threshold} THEN 1 ELSE 0 END) "
             f"FROM {self.scores}{where} GROUP BY scorer_id, outcome, error_type, {self.d.bin}",
-            [*case_params, *([scorer] if scorer else []), *params],
+            [*case_params, *params],
         )
         return [(s, o, e, None if b is None else float(b), int(n), int(p or 0)) for s, o, e, b, n, p in rows]
 
@@ -328,8 +329,4 @@ def _float(value: Any) -> float | None:
 
 
 def _key(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    import json
-
-    return json.dumps(value)
+    return value if value is None or isinstance(value, str) else json.dumps(value)
