@@ -89,8 +89,9 @@ async def arescore(
     ``limit`` (the newest N) select them. A (run, scorer, version) the store already holds is skipped
     unless ``force``: then every run is scored again and each record **replaces** the stored row of the
     same (run, scorer, version) in the store (ids derive from them; ``ON CONFLICT (id) DO UPDATE``), e.g.
-    after changing a scorer that keeps its version. A run that failed (``Run.error``) gets a skipped record (``run_failed``),
-    as live scoring does. At most ``concurrency`` scorer calls run at once (a judge retries on its own).
+    after changing a scorer that keeps its version. A run that failed (``Run.error``) gets a skipped
+    record (``run_failed``), as live scoring does. At most ``concurrency`` scorer calls run at once (a
+    judge retries on its own).
     Setting ``stop`` ends early: records done are stored and the summary says ``interrupted=True``.
     ``sampling`` (a :class:`~agentevals.Sampling` or what :meth:`Sampling.of <agentevals.Sampling.of>`
     takes, e.g. ``Sampling.from_file("sampling.yaml")``) scores only the runs it samples, as live
