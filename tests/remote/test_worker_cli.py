@@ -3,6 +3,8 @@ middle of 1,000 runs (after a restart every (run, scorer) record exists exactly 
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -124,3 +126,23 @@ def test_kill_9_in_the_middle_of_1000_runs_loses_and_duplicates_nothing(
         )
     finally:
         conn.close()
+
+
+def test_sigterm_to_the_whole_process_group_ends_the_worker(rabbitmq_url: str, tmp_path: Path) -> None:  # noqa: F811
+    """Each worker process gets two SIGTERMs (its own, and the one the main process forwards): it ends
+    at once, like kill -9, and what it left unacked is scored after a restart, once."""
+    db, queue = tmp_path / "scores.db", f"agentevals-test-group-{tmp_path.name}"
+    runs = make_runs(600)
+    publish_runs(rabbitmq_url, queue, runs, ["slow"])
+    worker = start_worker(rabbitmq_url, queue, db, threads=8)
+    try:
+        wait_until(lambda: len(score_rows(db)) >= 50, what="the first records")
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.communicate(timeout=60)  # Dramatiq alone: the worker process never exits
+        assert len(score_rows(db)) < 600, "the worker finished before the signal: nothing was tested"
+        worker = start_worker(rabbitmq_url, queue, db, threads=8)
+        wait_until(lambda: len(score_rows(db)) == 600)
+    finally:
+        stop(worker)
+        delete_queue(rabbitmq_url, queue)
+    assert _rows_per_pair(db) == Counter({(run.run_id, "slow"): 1 for run in runs})

@@ -3,6 +3,7 @@ worker in this process and one in a subprocess."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import uuid
@@ -10,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dramatiq.rate_limits.backends import RedisBackend
 from worker_helpers import (  # noqa: F401  (fixtures)
     delete_queue,
     fake_judge,
@@ -24,8 +26,13 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals._engine._config import normalize_scorers
+from agentevals._remote._codec import run_message
+from agentevals._remote._group_write import GroupWriter
+from agentevals._remote._judge_gate import JudgeGate
+from agentevals._remote._score_message import MessageScorer
 from agentevals._remote._worker import WorkerApp
 from agentevals._remote._worker_setup import WorkerConfig
+from agentevals.sinks import SQLiteSink
 from agentevals.testing import FakeJudgeServer
 from agentevals.testing._fake_judge import ChatRequest
 
@@ -83,3 +90,21 @@ def test_the_judge_cap_holds_across_worker_processes(redis_url: str, queue: str,
     assert responder.most == 3, output  # never more than the cap, and the cap was reached
     assert {(r[1], r[2]) for r in score_rows(db)} == {("verdict", "scored")}
     assert app.scorer.counts["messages"] < 60, "the subprocess worker took no message: nothing was shared"
+
+
+async def test_a_per_model_cap_holds_without_a_global_one(redis_url: str, tmp_path: Path) -> None:  # noqa: F811
+    responder = _InFlight(latency=0.05)
+    with FakeJudgeServer(responder=responder) as server:
+        gate = JudgeGate(
+            RedisBackend(url=redis_url), None, {"openai/gpt-4o-mini": 2}, prefix=f":{uuid.uuid4().hex}"
+        )
+        scorer = MessageScorer(
+            normalize_scorers([judged_scorer(fake_judge(server.url))]),
+            GroupWriter([SQLiteSink(tmp_path / "scores.db")]),
+            gate=gate,
+        )
+        payloads = [run_message(run, ["verdict"], entity="bot") for run in make_runs(12)]
+        records = [r for rs in await asyncio.gather(*(scorer.handle(p) for p in payloads)) for r in rs]
+        await scorer.writer.close()
+    assert responder.most == 2
+    assert [r.outcome for r in records] == ["scored"] * 12
