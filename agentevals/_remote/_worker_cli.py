@@ -23,7 +23,9 @@ def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-retries", type=int, default=10, help="tries after a sink outage (default 10)")
     parser.add_argument("--min-backoff", type=float, default=1.0, metavar="SECONDS", help="first retry delay")
     parser.add_argument("--max-backoff", type=float, default=60.0, metavar="SECONDS", help="longest delay")
-    parser.add_argument("--scorer-timeout", type=float, metavar="SECONDS", help="per scorer call")
+    parser.add_argument(
+        "--scorer-timeout", type=float, default=60.0, metavar="SECONDS", help="per scorer call (default 60)"
+    )
     parser.add_argument(
         "--judge-concurrency", type=int, metavar="N", help="judged scorer calls at once, across all workers"
     )
@@ -77,6 +79,8 @@ def worker_config(args: argparse.Namespace) -> WorkerConfig:
         raise ValueError(f"--max-retries must be >= 0, got {args.max_retries}")
     if not 0 < args.min_backoff <= args.max_backoff:
         raise ValueError("--min-backoff and --max-backoff must be seconds with 0 < min <= max")
+    if args.scorer_timeout <= 0:
+        raise ValueError(f"--scorer-timeout must be a positive number of seconds, got {args.scorer_timeout}")
     if args.heartbeat_timeout is not None and args.heartbeat_timeout <= 0:
         raise ValueError(
             f"--heartbeat-timeout must be a positive number of seconds, got {args.heartbeat_timeout}"

@@ -34,7 +34,7 @@ class WorkerConfig:
     max_retries: int = 10
     min_backoff_ms: int = 1_000
     max_backoff_ms: int = 60_000
-    scorer_timeout: float | None = None
+    scorer_timeout: float | None = 60.0
     judge_concurrency: int | None = None
     model_concurrency: dict[str, int] = field(default_factory=dict)
     rate_limit_backend: str | None = None
@@ -91,7 +91,8 @@ def make_broker(url: str, *, heartbeat_timeout_ms: int | None = None) -> Any:
     if url.startswith(("amqp://", "amqps://")):
         from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
-        return RabbitmqBroker(url=url)
+        # Confirms: a retry (re-enqueued before the original is acked) is on the broker, not in flight.
+        return RabbitmqBroker(url=url, confirm_delivery=True)
     from dramatiq.brokers.redis import RedisBroker
 
     if heartbeat_timeout_ms is None:
@@ -136,6 +137,12 @@ def check_config(config: WorkerConfig) -> None:
     answer, the sinks can be written. A ``ValueError`` saying what to fix otherwise."""
     from agentevals.sinks import SinkConfigError
 
+    try:
+        import dramatiq  # noqa: F401
+    except ImportError as err:
+        raise ValueError(
+            f'agentevals worker needs Dramatiq ({err}): pip install "agentevals-core[workers]"'
+        ) from err
     check_broker_url(config.broker)
     load_scorers(config.scorers)
     ping_broker(config.broker)
