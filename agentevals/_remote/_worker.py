@@ -11,6 +11,7 @@ redelivered message adds no row.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import signal
@@ -151,8 +152,18 @@ class _Lifecycle(Middleware):
         loop_thread = get_event_loop_thread()
         if loop_thread is not None:
             loop_thread.run_coroutine(self.app.writer.close())
+            loop_thread.run_coroutine(_cancel_leftover_tasks())
         counts = dict(self.app.scorer.counts)
         logger.info("agentevals: worker stopped; %s, dead-lettered=%d", counts, self.dead_lettered)
+
+
+async def _cancel_leftover_tasks() -> None:
+    """End the tasks libraries left on the loop (LiteLLM's logging worker) before AsyncIO stops it, so
+    none is destroyed pending."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _run_id(args: Sequence[Any]) -> str:
