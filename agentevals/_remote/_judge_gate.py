@@ -11,7 +11,8 @@ from typing import Any
 
 from agentevals._scorer import Scorer
 
-#: How long a slot outlives a worker killed while holding it (ms); a live worker releases its slot.
+#: Expiry of a cap's Redis key (ms), renewed by each acquire and release: the slots a killed worker held
+#: are freed when the cap has been unused that long (a live worker releases its own).
 SLOT_TTL_MS = 120_000
 #: Seconds between two tries for a slot when all are taken (jittered, so waiters do not align).
 POLL = 0.02
