@@ -11,14 +11,22 @@
   function clean(values) { return values.map(function (v) { return v === null || v === undefined ? null : v; }); }
   function count(values) { return values.filter(function (v) { return v !== null; }).length; }
   function width(el, least) { return Math.max(el.clientWidth || el.parentElement.clientWidth || 300, least || 120); }
+  function flat(values) {  // a line of equal values sits mid-height, not on an edge
+    var known = values.filter(function (v) { return v !== null; });
+    var lo = Math.min.apply(null, known), hi = Math.max.apply(null, known);
+    return known.length && lo === hi ? [lo - 1, hi + 1] : null;
+  }
   function fmt(v) { return v === null || v === undefined ? "–" : (Math.round(v * 1000) / 1000).toString(); }
 
   var kinds = {
     spark: function (el, d) {
+      var xs = d.x, ys = clean(d.y);
+      if (xs.length === 1) { xs = [xs[0] - 43200, xs[0] + 43200]; ys = [ys[0], ys[0]]; }  // one day: a flat line
       var opts = { width: width(el, 40), height: 36, legend: { show: false }, cursor: { show: false },
-        scales: { x: { time: true } }, axes: [{ show: false }, { show: false }],
-        series: [{}, { stroke: color("--accent"), width: 1.5, points: { show: d.x.length < 3 } }] };
-      return { plot: new uPlot(opts, [d.x, clean(d.y)], el), points: count(d.y) };
+        scales: flat(ys) ? { x: { time: true }, y: { range: flat(ys) } } : { x: { time: true } },
+        axes: [{ show: false }, { show: false }],
+        series: [{}, { stroke: color("--accent"), width: 1.5, points: { show: false } }] };
+      return { plot: new uPlot(opts, [xs, ys], el), points: count(d.y) };
     },
     trend: function (el, d) {
       var opts = { width: width(el), height: 260, scales: { x: { time: true } }, axes: [axis, axis],
