@@ -11,10 +11,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from typing import Any
 
@@ -189,7 +190,13 @@ def create_app(
         Route("/compare", guarded(compare)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        yield
+        reader.close()  # a .jsonl store's temporary copy is removed
+
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.display = reader.display
     return app
 

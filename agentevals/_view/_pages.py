@@ -59,7 +59,7 @@ def overview(reader: Reader, f: Filters, settings: Settings) -> dict[str, Any]:
 
     report, binned, worst = reader.parallel(
         [
-            lambda q: build_report(reader.address, since=f.since, table=reader.tables.scores, worst=0),
+            lambda q: build_report(reader.database, since=f.since, table=reader.tables.scores, worst=0),
             lambda q: q.bins(f, settings.thresholds, settings.default),
             lambda q: runs(q, f, 0, outcome="scored")["rows"][:10],
         ]

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal
 
 from agentevals._store import display_address, open_store
@@ -68,24 +66,38 @@ class Filters:
 
 
 class Reader:
-    """A store opened for the viewer: checked (and a version-1 store migrated) once through
-    :func:`open_store`, then read on short connections of its own, one per request."""
+    """A store opened for the viewer through :func:`open_store` (checked, a version-1 store migrated,
+    a ``.jsonl`` file loaded into a temporary SQLite copy) and kept open until :meth:`close`; each
+    request reads it on short connections of its own (:meth:`session`)."""
 
     def __init__(self, address: str | os.PathLike[str], *, table: str = TABLE) -> None:
-        with open_store(address, table=table) as store:
-            self.kind = store.kind
+        self.store = open_store(address, table=table)
+        self.kind = self.store.kind
         self.address = str(address)
         self.display = display_address(address)
         self.tables: Tables = tables(table)
         self.dialect = _SQLITE if self.kind == "sqlite" else _POSTGRES
 
+    @property
+    def database(self) -> str:
+        """What to open again for another reader (``build_report``): the SQLite file read (a JSONL
+        store's copy), else the address."""
+        return self.address if self.store.database is None else str(self.store.database)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A read-only connection, closed on leaving the block."""
-        if self.kind == "sqlite":
-            uri = Path(self.address).resolve().as_uri() + "?mode=ro"
-            conn: Any = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        else:
+        conn = self.store.reader()
+        if conn is None:  # PostgreSQL: one connection per session (a connection serves one thread)
             import psycopg
 
             conn = psycopg.connect(self.address, autocommit=True, connect_timeout=10)

@@ -26,9 +26,8 @@ def write_report(
     the two latest evaluations when the store holds two (``filters.eval_id``: that one and the one
     before), otherwise of the last 7 days against the 7 before. Raises ``ValueError`` without a store."""
     filters = filters or Filters()
-    reader = Reader(address, table=table)
     config = settings or _pages.Settings()
-    with reader.session() as q:
+    with Reader(address, table=table) as reader, reader.session() as q:
         data = _pages.overview(reader, filters, config)
         charts: dict[str, Any] = dict(data["charts"])
         sections = []

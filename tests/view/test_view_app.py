@@ -321,3 +321,26 @@ def test_the_view_command_serves_on_loopback(generated_store: Path) -> None:
         process.terminate()
         out, _ = process.communicate(timeout=30)
     assert f"on http://127.0.0.1:{port}/" in out
+
+
+def test_a_jsonl_store_is_viewed(tmp_path: Path) -> None:
+    from agentevals._sync import run_sync
+    from agentevals.sinks import JsonlSink
+
+    path = tmp_path / "scores.jsonl"
+
+    async def write() -> None:
+        sink = JsonlSink(path)
+        try:
+            await sink.write(generated_records(runs=30))
+        finally:
+            await sink.close()
+
+    run_sync(write())
+    before = path.read_bytes()
+    with TestClient(create_app(path)) as client:  # the context runs the app's shutdown
+        assert re.findall(r'id="total-rows">(\d+)<', client.get("/").text) == [str(30 * 3 + 1)]
+        assert client.get("/scorers/faithfulness").status_code == 200
+        assert "How do I reset my password" in client.get("/runs/run-00001").text
+    assert path.read_bytes() == before
+    assert main(["report", "--db", str(path), "--html", str(tmp_path / "r.html")]) == 0
