@@ -15,6 +15,7 @@ import pytest
 from worker_helpers import (  # noqa: F401  (fixtures)
     HERE,
     REPO,
+    broker_url,
     delete_queue,
     kill_9,
     make_runs,
@@ -100,23 +101,26 @@ def test_sigterm_finishes_or_returns_every_message(rabbitmq_url: str, tmp_path: 
 
 
 def test_kill_9_in_the_middle_of_1000_runs_loses_and_duplicates_nothing(
-    rabbitmq_url: str,  # noqa: F811
+    broker_url: str,  # noqa: F811
     tmp_path: Path,
 ) -> None:
+    """RabbitMQ redelivers a dead worker's messages when its connection drops; Redis once its heartbeat
+    is older than --heartbeat-timeout (2 s here; runs take 10 ms, so a live worker never lapses)."""
     db, queue = tmp_path / "scores.db", f"agentevals-test-kill-{tmp_path.name}"
+    extra = ["--heartbeat-timeout", "2"] if broker_url.startswith("redis") else []
     runs = make_runs(1000)
-    publish_runs(rabbitmq_url, queue, runs, ["slow", "length"])
-    worker = start_worker(rabbitmq_url, queue, db, processes=2, threads=8)
+    publish_runs(broker_url, queue, runs, ["slow", "length"])
+    worker = start_worker(broker_url, queue, db, *extra, processes=2, threads=8)
     try:
         wait_until(lambda: len(score_rows(db)) >= 100, what="the first records")
         kill_9(worker)  # the worker processes die with messages under way and unacked
         killed_at = len(score_rows(db))
         assert killed_at < 2000, "the worker finished before it was killed: nothing was tested"
-        worker = start_worker(rabbitmq_url, queue, db, processes=2, threads=8)
+        worker = start_worker(broker_url, queue, db, *extra, processes=2, threads=8)
         wait_until(lambda: len(score_rows(db)) == 2000, timeout=120)
     finally:
         stop(worker)
-        delete_queue(rabbitmq_url, queue)
+        delete_queue(broker_url, queue)
     assert _rows_per_pair(db) == Counter({(run.run_id, s): 1 for run in runs for s in ("slow", "length")})
     conn = sqlite3.connect(db)
     try:
