@@ -73,23 +73,24 @@ def test_the_judge_cap_holds_across_worker_processes(redis_url: str, queue: str,
             rate_limit_backend=redis_url,
         )  # fmt: skip
         app = WorkerApp(config, normalize_scorers([judged_scorer(fake_judge(server.url))]))
-        here = app.worker(threads=12)
-        here.start()
         there = start_worker(
             redis_url, queue, db, *cap, threads=12, scorers="worker_helpers:JUDGED",
             env={"AGENTEVALS_TEST_JUDGE_URL": server.url},
         )  # fmt: skip
+        here = app.worker(threads=12)
         try:
-            runs = make_runs(60)
-            publish_runs(redis_url, queue, runs, ["verdict"])
-            wait_until(lambda: len(score_rows(db)) == 60)
+            publish_runs(redis_url, queue, make_runs(3), ["verdict"])
+            wait_until(lambda: len(score_rows(db)) == 3, what="the subprocess worker's first records")
+            here.start()  # both workers take messages from here on
+            publish_runs(redis_url, queue, make_runs(60), ["verdict"])
+            wait_until(lambda: len(score_rows(db)) == 63)
         finally:
             here.stop()
             app.broker.close()
             output = stop(there)
     assert responder.most == 3, output  # never more than the cap, and the cap was reached
     assert {(r[1], r[2]) for r in score_rows(db)} == {("verdict", "scored")}
-    assert app.scorer.counts["messages"] < 60, "the subprocess worker took no message: nothing was shared"
+    assert 0 < app.scorer.counts["messages"] < 60, "one worker took every message: nothing was shared"
 
 
 async def test_a_per_model_cap_holds_without_a_global_one(redis_url: str, tmp_path: Path) -> None:  # noqa: F811
