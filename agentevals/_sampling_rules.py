@@ -25,12 +25,13 @@ import math
 import operator
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from agentevals._messages import Message
 from agentevals._run import Run
 
 Predicate = Callable[[Run], bool]
+_T = TypeVar("_T")
 ValueTest = Callable[[Any], bool]
 
 MISSING: Any = object()  # a value the run does not carry (distinct from a stored null)
@@ -190,13 +191,14 @@ def compile_when(when: Mapping[str, Any] | Predicate | None) -> Predicate | None
     raise ValueError(f"'when' must be a mapping of predicates or a callable (run) -> bool, got {when!r}")
 
 
-def _all_of(tests: list[Predicate]) -> Predicate:
+def _all_of(tests: list[Callable[[_T], bool]]) -> Callable[[_T], bool]:
+    """One test true when every one of ``tests`` is (the test itself when there is one)."""
     if len(tests) == 1:
         return tests[0]
 
-    def every(run: Run) -> bool:
+    def every(value: _T) -> bool:
         for test in tests:  # noqa: SIM110  (a loop: all() would make a generator per run)
-            if not test(run):
+            if not test(value):
                 return False
         return True
 
@@ -367,16 +369,7 @@ def _value_test(key: str, spec: Any, allowed: tuple[str, ...]) -> ValueTest:
             if name not in allowed:
                 raise ValueError(f"{key!r}: unknown operator {name!r}; use one of {list(allowed)}")
             tests.append(_operator(key, name, operand))
-        if len(tests) == 1:
-            return tests[0]
-
-        def every(value: Any) -> bool:
-            for test in tests:  # noqa: SIM110  (a loop: all() would make a generator per run)
-                if not test(value):
-                    return False
-            return True
-
-        return every
+        return _all_of(tests)
     if isinstance(spec, list | tuple | set | frozenset):
         return _operator(key, "in", spec)
     return _operator(key, "eq", spec)
