@@ -23,27 +23,7 @@ from agentevals._result import ScoreRecord
 from agentevals.sinks._row import SCHEMA, sql_row
 from agentevals.sinks._sqlite import check_table, insert_sql
 
-#: The child: reads length-prefixed pickled row lists, writes each list in one transaction, answers
-#: "ok" or the error on one line. Only the standard library, so it starts in a few milliseconds.
-_CHILD = """
-import pickle, signal, sqlite3, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C stops the parent, which still sends what is done
-conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30.0)
-conn.execute("PRAGMA synchronous=NORMAL")
-sql, read, out = sys.argv[2], sys.stdin.buffer.read, sys.stdout.buffer
-while header := read(8):
-    rows = pickle.loads(read(int.from_bytes(header, "little")))
-    try:
-        conn.execute("BEGIN")
-        conn.executemany(sql, rows)
-        conn.execute("COMMIT")
-        out.write(b"ok\\n")
-    except Exception as err:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        out.write((type(err).__name__ + ": " + str(err)).replace("\\n", " ").encode() + b"\\n")
-    out.flush()
-"""
+_CHILD = str(Path(__file__).with_name("_sqlite_child.py"))  # run by path: no package import
 
 
 class SQLiteProcessWriter:
@@ -83,7 +63,7 @@ class SQLiteProcessWriter:
     def _start(self) -> subprocess.Popen[bytes]:
         if self._child is None or self._child.poll() is not None:
             self._child = subprocess.Popen(
-                [sys.executable, "-I", "-c", _CHILD, str(self.path), self._sql],
+                [sys.executable, "-I", _CHILD, str(self.path), self._sql],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
             )
