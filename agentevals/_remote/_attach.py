@@ -103,6 +103,7 @@ def start_forwarder(
         spool=spool,
         batch_size=batch_size,
         on_progress=lambda: _wake_flush(engine),
+        dead_letter=engine.dead_letter.path,
     )
 
     def start() -> None:

@@ -1,17 +1,28 @@
-"""The message that carries one accepted run from an agent to a scoring worker.
+"""The messages that carry accepted runs from an agent to a scoring worker.
 
-A message is plain JSON data: ``{"v": 1, "run": {...}, "scorers": [...], "entity": ..., "accepted_at":
+One run travels as an *entry*: ``{"run": {...}, "scorers": [...], "entity": ..., "accepted_at":
 "<ISO-8601 UTC>"}``. ``run`` holds every :class:`~agentevals.Run` field as JSON (messages with their tool
 invocations, context, metadata, trace id, error, ...), so the worker rebuilds the same run. A value
 JSON cannot hold (an arbitrary object in ``metadata``) travels as its ``repr``, as in the stores.
+
+Two message versions, both read by the worker:
+
+- ``v`` 1, one run: the entry's fields plus ``"v": 1`` (written by earlier releases; such messages may
+  still wait in a queue).
+- ``v`` 2, a batch: ``{"v": 2, "runs": [entry, ...]}``. The forwarder publishes it as JSON *text* (the
+  Dramatiq message's one argument), joined from the entries' texts, so a spooled run is never decoded
+  and encoded again.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from pydantic_core import PydanticSerializationError, to_json
 
 from agentevals._run import Run
 from agentevals.sinks._row import jsonable
@@ -19,14 +30,15 @@ from agentevals.sinks._row import jsonable
 #: The Dramatiq queue and actor names both sides use.
 QUEUE = "agentevals"
 ACTOR = "agentevals_score"
-#: The message layout this release writes; a worker reads this version and older ones.
-VERSION = 1
+#: The message layout this release writes (a batch); a worker reads this version and older ones.
+VERSION = 2
+SINGLE_VERSION = 1
 
 
 @dataclass(frozen=True)
 class RemoteRun:
-    """One decoded message: the run, the ids of the scorers that sampled it, the engine's default
-    entity (for records whose run names none) and when the agent accepted it."""
+    """One decoded run: the run, the ids of the scorers that sampled it, the engine's default entity
+    (for records whose run names none) and when the agent accepted it."""
 
     run: Run
     scorer_keys: tuple[str, ...]
@@ -34,20 +46,12 @@ class RemoteRun:
     accepted_at: datetime
 
 
-def run_message(
+def run_entry(
     run: Run, scorer_keys: Sequence[str], *, entity: str | None, accepted_at: datetime | None = None
 ) -> dict[str, Any]:
-    """The JSON-safe message for ``run``, to be scored by the scorers named ``scorer_keys``.
-
-    >>> message = run_message(Run(run_id="r1", input="hi", output="hello"), ["len"], entity="bot")
-    >>> message["v"], message["scorers"], message["run"]["run_id"], message["entity"]
-    (1, ['len'], 'r1', 'bot')
-    >>> run_from_message(message).run.output_text
-    'hello'
-    """
+    """The JSON-safe entry for ``run``, to be scored by the scorers named ``scorer_keys``."""
     moment = accepted_at or datetime.now(UTC)
     return {
-        "v": VERSION,
         "run": jsonable(run),
         "scorers": [str(key) for key in scorer_keys],
         "entity": entity,
@@ -55,9 +59,52 @@ def run_message(
     }
 
 
-def run_from_message(payload: Any) -> RemoteRun:
-    """The run and scorers of a message made by :func:`run_message`; a ``ValueError`` saying what is
-    wrong when ``payload`` is not such a message or was written by a newer release."""
+def run_entry_text(run: Run, scorer_keys: Sequence[str], *, entity: str | None) -> str:
+    """The entry of ``run`` as compact JSON text, ready to join into a batch (see :func:`batch_text`).
+
+    >>> text = run_entry_text(Run(run_id="r1", input="hi", output="hello"), ["len"], entity="bot")
+    >>> [remote.run.output_text for remote in runs_from_message(batch_text([text, text]))]
+    ['hello', 'hello']
+    """
+    entry = {
+        "run": run,
+        "scorers": [str(key) for key in scorer_keys],
+        "entity": entity,
+        "accepted_at": datetime.now(UTC).isoformat(),
+    }
+    try:  # pydantic-core's Rust serializer: the common, fast path
+        return to_json(entry, fallback=repr, inf_nan_mode="null").decode()
+    except (PydanticSerializationError, UnicodeError):  # e.g. a lone surrogate: escaped as ASCII
+        return json.dumps(jsonable(entry), separators=(",", ":"))
+
+
+def run_message(
+    run: Run, scorer_keys: Sequence[str], *, entity: str | None, accepted_at: datetime | None = None
+) -> dict[str, Any]:
+    """The single-run message (version 1) for ``run``, as earlier releases published it.
+
+    >>> message = run_message(Run(run_id="r1", input="hi", output="hello"), ["len"], entity="bot")
+    >>> message["v"], message["scorers"], message["run"]["run_id"], message["entity"]
+    (1, ['len'], 'r1', 'bot')
+    >>> runs_from_message(message)[0].run.output_text
+    'hello'
+    """
+    return {"v": SINGLE_VERSION, **run_entry(run, scorer_keys, entity=entity, accepted_at=accepted_at)}
+
+
+def batch_text(entry_texts: Sequence[str]) -> str:
+    """The batch message (version 2) holding the entries ``entry_texts``, as JSON text."""
+    return f'{{"v":{VERSION},"runs":[{",".join(entry_texts)}]}}'
+
+
+def runs_from_message(payload: Any) -> list[RemoteRun]:
+    """The runs of a message (a batch, as JSON text or data, or a single-run message); a ``ValueError``
+    saying what is wrong when ``payload`` is not such a message or was written by a newer release."""
+    if isinstance(payload, str):
+        try:
+            payload = json.loads(payload)
+        except ValueError as err:
+            raise ValueError(f"an agentevals run message as text must be JSON: {err}") from err
     if not isinstance(payload, Mapping):
         raise ValueError(f"an agentevals run message is a JSON object; got {type(payload).__name__}")
     version = payload.get("v")
@@ -68,7 +115,18 @@ def run_from_message(payload: Any) -> RemoteRun:
             f"run message version {version} is newer than this release reads ({VERSION}): upgrade "
             "agentevals-core on the workers to the agents' release"
         )
-    run_data, scorers, entity = payload.get("run"), payload.get("scorers"), payload.get("entity")
+    if version == SINGLE_VERSION:
+        return [_entry(payload)]
+    entries = payload.get("runs")
+    if not isinstance(entries, list):
+        raise ValueError(f"batch run message without a 'runs' list (got {type(entries).__name__})")
+    return [_entry(entry) for entry in entries]
+
+
+def _entry(data: Any) -> RemoteRun:
+    if not isinstance(data, Mapping):
+        raise ValueError(f"a run entry is a JSON object; got {type(data).__name__}")
+    run_data, scorers, entity = data.get("run"), data.get("scorers"), data.get("entity")
     if not isinstance(run_data, Mapping):
         raise ValueError(f"run message without a 'run' object (got {type(run_data).__name__})")
     if not isinstance(scorers, list) or not all(isinstance(key, str) for key in scorers):
@@ -76,7 +134,7 @@ def run_from_message(payload: Any) -> RemoteRun:
     if entity is not None and not isinstance(entity, str):
         raise ValueError(f"run message 'entity' must be text or null; got {entity!r}")
     try:
-        accepted_at = datetime.fromisoformat(str(payload.get("accepted_at")))
+        accepted_at = datetime.fromisoformat(str(data.get("accepted_at")))
         run = Run.model_validate(dict(run_data))
     except ValueError as err:
         raise ValueError(f"run message {_run_id(run_data)} cannot be read: {err}") from err

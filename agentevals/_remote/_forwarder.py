@@ -1,15 +1,18 @@
 """The forwarder: a thread that takes accepted runs from the engine's queue and publishes them, in
-batches, to a Dramatiq queue on RabbitMQ or Redis (the agent's thread never touches the broker).
+batches, to a Dramatiq queue on RabbitMQ or Redis (the agent's thread never touches the broker). One
+message carries up to ``max_runs`` runs and ``max_message_bytes`` of JSON (one publish, one broker
+confirmation for all of them).
 
 With a spool, runs go to the spool first (that is when they are safe) and leave it once the broker
 confirmed their publish. Without one, the forwarder holds at most one batch in memory and takes the
 next only when that one is out, so while the broker is down runs wait in the engine's bounded queue
-(its overflow counted as dropped). A broker outage is retried with backoff, and logged once.
+(its overflow counted as dropped). A broker outage is retried with backoff, and logged once. A message
+the broker refuses for good (too large, say) is tried ``_REFUSALS`` times, then split in halves until
+the refused run is alone; that run goes to the engine's dead-letter file, counted as dropped.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
@@ -17,11 +20,13 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from agentevals._engine._deferred import DeferredRun
-from agentevals._remote._codec import ACTOR, run_message
+from agentevals._remote._codec import ACTOR, batch_text, run_entry_text
+from agentevals._remote._refusal import MessageTooLarge, dead_letter_run, refused_for_good
 from agentevals._remote._spool import Spool
 from agentevals._run import Run
 from agentevals._store import display_address
@@ -36,6 +41,9 @@ _LAST_RETRY = 15.0
 _HEARTBEAT = 5.0  # seconds between spool heartbeats
 _ADOPT_EVERY = 15.0  # seconds between looks for the spooled runs of engines that died
 _INTAKE_ROUNDS = 8  # batches taken into the spool before the next publish
+MAX_RUNS = 256  # runs in one message
+MAX_MESSAGE_BYTES = 1_000_000  # JSON text of one message (one larger run goes alone, or is refused)
+_REFUSALS = 3  # attempts of a message refused for good before it is split
 _NOISY_LOGGERS = (  # they log each failed connection attempt at ERROR: one warning per outage is ours
     "pika.adapters.utils.connection_workflow",
     "pika.adapters.utils.io_services_utils",
@@ -49,11 +57,11 @@ _THREAD = "agentevals-forwarder"
 
 @dataclass(frozen=True)
 class _Ready:
-    """An encoded message ready to publish (from memory, or from the spool with its row)."""
+    """An encoded run ready to publish (from memory, or from the spool with its row): its entry's JSON
+    text (see the codec) and the queue it goes to."""
 
-    message_id: str
     queue: str
-    payload: dict[str, Any]
+    text: str
     seq: int | None = None
 
 
@@ -107,7 +115,8 @@ class Forwarder:
 
     Counters (written only by the forwarder's thread): ``published`` (confirmed by the broker),
     ``spooled`` (written to the spool), ``recovered`` (found in the spool, left by an engine that
-    died), ``dropped`` (spool full, or the run could not be built); ``waiting`` is what it holds now.
+    died), ``dropped`` (spool full, the run could not be built, or the broker refused it for good);
+    ``waiting`` is what it holds now.
     """
 
     def __init__(
@@ -121,6 +130,7 @@ class Forwarder:
         spool: Spool | None,
         batch_size: int,
         on_progress: Callable[[], None],
+        dead_letter: Path,
     ) -> None:
         self.url = url
         self.queue = queue
@@ -130,6 +140,11 @@ class Forwarder:
         self._spool = spool
         self._batch_size = batch_size
         self._on_progress = on_progress
+        self._dead_letter = dead_letter
+        self.max_runs = MAX_RUNS
+        self.max_message_bytes = MAX_MESSAGE_BYTES
+        self._refusals = 0  # failed attempts of the first message, refused for good
+        self._split: int | None = None  # while isolating a refused run: the runs per message
         self.published = self.spooled = self.recovered = self.dropped = 0
         self._held: list[_Ready] = []  # memory mode: the batch being published
         self._in_hand = 0  # taken from the engine's queue, not yet held or spooled
@@ -241,40 +256,37 @@ class Forwarder:
         else:
             if not self._held and time.monotonic() >= self._retry_at:
                 try:
-                    self._held = self._encode(self._take_some())
+                    self._held = self._encode(self._take_some(min(self._batch_size, self.max_runs)))
                 finally:
                     self._in_hand = 0
                     self._taking = False
             ready = self._held
         if not ready or time.monotonic() < self._retry_at:
             return False
-        sent = self._publish(ready)
-        everything = sent == len(ready)  # before the memory batch (``ready`` itself) is trimmed
+        published, settled = self._publish(ready)
+        everything = settled == len(ready)  # before the memory batch (``ready`` itself) is trimmed
         if self._spool is not None:
-            self._spool.remove([r.seq for r in ready[:sent] if r.seq is not None])
+            self._spool.remove([r.seq for r in ready[:settled] if r.seq is not None])
         else:
-            del self._held[:sent]
-        self.published += sent
-        if sent:
+            del self._held[:settled]
+        self.published += published
+        if settled:
             self._on_progress()
         return everything
 
-    def _take_some(self) -> list[Outgoing]:
+    def _take_some(self, limit: int) -> list[Outgoing]:
         self._taking = True  # before the take: a flush must not see the runs in neither place
-        items = self._take(self._batch_size)
+        items = self._take(limit)
         self._in_hand = len(items)
         return items
 
     def _intake_to_spool(self) -> bool:
         assert self._spool is not None
-        items = self._take_some()
+        items = self._take_some(self._batch_size)
         try:
             if not items:
                 return False
-            ready = self._encode(items)
-            rows = [
-                (r.message_id, r.queue, json.dumps(r.payload)) for r in ready
-            ]  # ASCII: lone surrogates too
+            rows = [(uuid.uuid4().hex, r.queue, r.text) for r in self._encode(items)]
             try:
                 stored = self._spool.add(rows)
             except sqlite3.Error as err:  # e.g. the disk is full: say so, count them, go on
@@ -297,21 +309,19 @@ class Forwarder:
         assert self._spool is not None
         if not self._spool.pending or time.monotonic() < self._retry_at:
             return []
-        return [
-            _Ready(row.message_id, row.queue, json.loads(row.payload), row.seq)
-            for row in self._spool.oldest(self._batch_size)
-        ]
+        # A row spooled by an earlier release holds a single-run message: a valid entry too ("v" ignored).
+        return [_Ready(row.queue, row.payload, row.seq) for row in self._spool.oldest(self.max_runs)]
 
     def _encode(self, items: list[Outgoing]) -> list[_Ready]:
         ready: list[_Ready] = []
         for run, keys in items:
             try:
                 built = run.materialize() if isinstance(run, DeferredRun) else run
-                payload = run_message(built, keys, entity=self._entity)
+                text = run_entry_text(built, keys, entity=self._entity)
             except Exception as err:
                 self._count_dropped(1, f"run {run.run_id!r} could not be built ({type(err).__name__}: {err})")
                 continue
-            ready.append(_Ready(uuid.uuid4().hex, self.queue, payload))
+            ready.append(_Ready(self.queue, text))
         return ready
 
     def _count_dropped(self, count: int, why: str, *, once: bool = False) -> None:
@@ -323,26 +333,26 @@ class Forwarder:
             self._full_warned = True
         logger.warning("agentevals: %d run(s) not sent to the broker: %s (counted in dropped)", count, why)
 
-    def _publish(self, ready: list[_Ready]) -> int:
-        """Publish in order; returns how many the broker confirmed before a failure (if any)."""
-        import dramatiq
-
-        sent = 0
-        try:
-            for item in ready:
-                message: dramatiq.Message[Any] = dramatiq.Message(
-                    queue_name=item.queue,
-                    actor_name=ACTOR,
-                    args=(item.payload,),
-                    kwargs={},
-                    options={},
-                    message_id=item.message_id,
-                )
-                self.broker.enqueue(message)
-                sent += 1
-        except Exception as err:
-            self._outage(err, len(ready) - sent)
-            return sent
+    def _publish(self, ready: list[_Ready]) -> tuple[int, int]:
+        """Publish ``ready`` in order, in messages of several runs. Returns the runs the broker confirmed
+        and the leading runs settled (confirmed, or dead-lettered) before an outage (if any)."""
+        published = settled = 0
+        while settled < len(ready):
+            batch = self._next_batch(ready, settled)
+            try:
+                self._send(batch)
+            except Exception as err:
+                if not refused_for_good(err):
+                    self._outage(err, len(ready) - settled)
+                    return published, settled
+                if not self._isolate(batch, err):
+                    return published, settled
+                settled += 1 if len(batch) == 1 else 0  # dead-lettered; else split, sent again now
+                continue
+            published += len(batch)
+            settled += len(batch)
+            self._refusals = 0
+        self._split = None
         if self._outage_since is not None:
             logger.warning(
                 "agentevals: broker %s is reachable again after %.1f s; publishing the waiting runs",
@@ -351,7 +361,66 @@ class Forwarder:
             )
             self._outage_since = None
         self._delay, self._retry_at = _FIRST_RETRY, 0.0
-        return sent
+        return published, settled
+
+    def _next_batch(self, ready: list[_Ready], start: int) -> list[_Ready]:
+        """The runs of the next message: at least one, then as many as fit its bounds (same queue)."""
+        limit = self._split or self.max_runs
+        size, end = len(ready[start].text), start + 1
+        while end < len(ready) and end - start < limit and ready[end].queue == ready[start].queue:
+            size += len(ready[end].text) + 1
+            if size + 32 > self.max_message_bytes:
+                break
+            end += 1
+        return ready[start:end]
+
+    def _send(self, batch: list[_Ready]) -> None:
+        import dramatiq
+
+        text = batch_text([r.text for r in batch])
+        if len(text) > self.max_message_bytes:  # only a lone run can be: _next_batch keeps to the bound
+            raise MessageTooLarge(
+                f"its message is {len(text):,} bytes of JSON, over the forwarder's limit of "
+                f"{self.max_message_bytes:,} bytes"
+            )
+        message: dramatiq.Message[Any] = dramatiq.Message(
+            queue_name=batch[0].queue,
+            actor_name=ACTOR,
+            args=(text,),
+            kwargs={},
+            options={},
+            message_id=uuid.uuid4().hex,
+        )
+        self.broker.enqueue(message)
+
+    def _isolate(self, batch: list[_Ready], err: Exception) -> bool:
+        """The broker refused ``batch`` for good: ``False`` to try it again later (the first
+        ``_REFUSALS`` times, with backoff: a refusal may still pass); then ``True`` once it was split
+        (the next message holds half its runs) or, a lone run, written to the dead-letter file."""
+        self._refusals += 1
+        if self._split is None and self._refusals < _REFUSALS and not isinstance(err, MessageTooLarge):
+            self._retry_at = time.monotonic() + self._delay
+            self._delay = min(_LAST_RETRY, self._delay * 2)
+            logger.debug("agentevals: broker %s refused a message (%s); retrying", self.url, err)
+            return False
+        if len(batch) > 1:
+            self._split = len(batch) // 2
+            return True
+        reason = f"{type(err).__name__}: {err}"
+        dead_letter_run(
+            self._dead_letter,
+            broker=display_address(self.url),
+            queue=batch[0].queue,
+            entry_text=batch[0].text,
+            reason=reason,
+        )
+        self._refusals, self._split = 0, None
+        self._count_dropped(
+            1,
+            f"the broker refuses it for good ({reason}); written to dead-letter file "
+            f"{str(self._dead_letter.resolve())!r}",
+        )
+        return True
 
     def _outage(self, err: Exception, unsent: int) -> None:
         now = time.monotonic()

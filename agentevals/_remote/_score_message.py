@@ -1,5 +1,6 @@
-"""What a scoring worker does with one message: decode the run, score it with the scorers the message
-names, and store the records (and the run) before it returns, so the message is acked only then."""
+"""What a scoring worker does with one message: decode its runs (a batch, or one run from an earlier
+release), score each with the scorers the message names for it, and store the records of all of them
+before it returns, so the message is acked only then."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from agentevals._engine._config import ScorerEntry
 from agentevals._engine._dispatch import EngineDispatch
 from agentevals._engine._scoring import FailureLog, finalize, score_once
 from agentevals._failure import failure_record
-from agentevals._remote._codec import RemoteRun, run_from_message
+from agentevals._remote._codec import RemoteRun, runs_from_message
 from agentevals._remote._group_write import GroupWriter
 from agentevals._result import ScoreRecord
 from agentevals._scorer import Scorer
@@ -67,16 +68,19 @@ class MessageScorer:
         self._concurrency = asyncio.Semaphore(max_concurrency)
 
     async def handle(self, payload: Any) -> list[ScoreRecord]:
-        """Score and store the run ``payload`` carries; the records stored."""
+        """Score and store every run ``payload`` carries; the records stored (all of them, or it raises)."""
         try:
-            message = run_from_message(payload)
+            runs = runs_from_message(payload)
         except ValueError as err:
             self.counts["bad_messages"] += 1
             raise BadMessage(str(err)) from err
-        records = list(await asyncio.gather(*(self._score(message, key) for key in message.scorer_keys)))
+        records = list(
+            await asyncio.gather(*(self._score(remote, key) for remote in runs for key in remote.scorer_keys))
+        )
         if records:
             await self.writer.write(records)
         self.counts["messages"] += 1
+        self.counts["runs"] += len(runs)
         self.counts.update(record.outcome for record in records)
         return records
 

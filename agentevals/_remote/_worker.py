@@ -2,7 +2,8 @@
 before the message is acked (``agentevals worker``).
 
 One worker process = one Dramatiq ``Worker``: its threads each run one message at a time on one shared
-event loop (Dramatiq's ``AsyncIO`` middleware), so ``--threads`` is the number of runs scored at once.
+event loop (Dramatiq's ``AsyncIO`` middleware), so ``--threads`` is the number of messages (batches of
+runs) scored at once.
 A message is acked after the actor returns, and the actor returns after the records are stored; a
 sink outage raises, so the broker redelivers the message with backoff (``max_retries`` times, then
 Dramatiq's dead-letter queue). Records have deterministic ids and the SQL sinks ignore duplicates: a
@@ -23,7 +24,7 @@ import dramatiq
 from dramatiq.middleware import AsyncIO, Middleware
 
 from agentevals._engine._config import ScorerEntry
-from agentevals._remote._codec import ACTOR
+from agentevals._remote._codec import ACTOR, runs_from_message
 from agentevals._remote._group_write import GroupWriter
 from agentevals._remote._score_message import BadMessage, MessageScorer
 from agentevals._remote._worker_setup import CONFIG_ENV, WorkerConfig, load_scorers, make_broker, open_sinks
@@ -54,7 +55,7 @@ class WorkerApp:
         self.broker.add_middleware(AsyncIO(), before=type(self.broker.middleware[0]))
         self.broker.add_middleware(self.lifecycle, after=AsyncIO)
 
-        async def score(payload: dict[str, Any]) -> None:
+        async def score(payload: Any) -> None:
             await self.scorer.handle(payload)
 
         self.actor: Any = dramatiq.actor(
@@ -167,9 +168,12 @@ async def _cancel_leftover_tasks() -> None:
 
 
 def _run_id(args: Sequence[Any]) -> str:
-    payload = args[0] if args else None
-    run = payload.get("run") if isinstance(payload, dict) else None
-    return str(run.get("run_id")) if isinstance(run, dict) else "?"
+    """The run a message carries, or how many (for the log)."""
+    try:
+        runs = runs_from_message(args[0] if args else None)
+    except ValueError:
+        return "?"
+    return runs[0].run.run_id if len(runs) == 1 else f"{runs[0].run.run_id} and {len(runs) - 1} more"
 
 
 def _gate(config: WorkerConfig) -> Any:

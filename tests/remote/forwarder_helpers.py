@@ -69,6 +69,12 @@ class Broker:
         finally:
             client.close()
 
+    def drain_runs(self, queue: str) -> list[Any]:
+        """Take every message from ``queue``: the runs they carry (``RemoteRun``), in order."""
+        from agentevals._remote._codec import runs_from_message
+
+        return [remote for message in self.drain(queue) for remote in runs_from_message(message["args"][0])]
+
     def delete(self, queue: str) -> None:
         """Remove ``queue`` and the delay and dead-letter queues Dramatiq declares beside it."""
         if self.kind == "rabbitmq":

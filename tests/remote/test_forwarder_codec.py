@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentevals import Run
-from agentevals._remote._codec import VERSION, run_from_message, run_message
+from agentevals._remote._codec import VERSION, batch_text, run_entry_text, run_message, runs_from_message
 
 
 def _rich_run() -> Run:
@@ -62,18 +62,18 @@ def test_a_run_round_trips_through_json_unchanged() -> None:
     run = _rich_run()
     accepted = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
     message = _through_json(run_message(run, ["relevancy", "tone"], entity="default", accepted_at=accepted))
-    decoded = run_from_message(message)
+    (decoded,) = runs_from_message(message)
     assert decoded.run == run
     assert decoded.run.output_messages[0].tool_invocations[0].args == {"city": "Paris"}
     assert decoded.scorer_keys == ("relevancy", "tone")
     assert decoded.entity == "default"
     assert decoded.accepted_at == accepted
-    assert message["v"] == VERSION
+    assert message["v"] == 1  # the single-run form of earlier releases: workers still read it
 
 
 def test_plain_values_and_an_empty_run_round_trip() -> None:
     for run in (Run(input="q", output="a"), Run(input={"q": 1}, output=[1, 2]), Run()):
-        assert run_from_message(_through_json(run_message(run, [], entity=None))).run == run
+        assert runs_from_message(_through_json(run_message(run, [], entity=None)))[0].run == run
 
 
 def test_a_value_json_cannot_hold_travels_as_its_repr() -> None:
@@ -82,14 +82,31 @@ def test_a_value_json_cannot_hold_travels_as_its_repr() -> None:
             return "<opaque>"
 
     run = Run(input="q", output="a", metadata={"thing": Opaque()})
-    decoded = run_from_message(_through_json(run_message(run, ["s"], entity=None)))
+    (decoded,) = runs_from_message(_through_json(run_message(run, ["s"], entity=None)))
     assert decoded.run.metadata == {"thing": "<opaque>"}
+    (batched,) = runs_from_message(batch_text([run_entry_text(run, ["s"], entity=None)]))
+    assert batched.run.metadata == {"thing": "<opaque>"}
+
+
+def test_a_batch_carries_its_runs_in_order_with_their_own_scorers() -> None:
+    runs = [_rich_run(), Run(run_id="plain", input="q", output="a"), Run(run_id="odd", input="lone \ud800")]
+    texts = [run_entry_text(run, [f"s{i}"], entity="bot") for i, run in enumerate(runs)]
+    message = batch_text(texts)
+    assert json.loads(message)["v"] == VERSION == 2
+    decoded = runs_from_message(message)
+    assert [d.run for d in decoded] == runs
+    assert [d.scorer_keys for d in decoded] == [("s0",), ("s1",), ("s2",)]
+    assert runs_from_message(json.loads(message)) == decoded  # as JSON data too
+    assert runs_from_message(batch_text([])) == []
 
 
 @pytest.mark.parametrize(
     ("payload", "expected"),
     [
-        ("text", "JSON object"),
+        ("not json", "must be JSON"),
+        ('"text"', "JSON object"),
+        ({"v": 2, "run": {}}, "without a 'runs' list"),
+        ({"v": 2, "runs": [3]}, "entry is a JSON object"),
         ({"run": {}}, "version 'v'"),
         ({"v": VERSION + 1, "run": {}, "scorers": []}, "newer than this release"),
         ({"v": 1, "scorers": []}, "without a 'run'"),
@@ -101,4 +118,4 @@ def test_a_value_json_cannot_hold_travels_as_its_repr() -> None:
 )
 def test_a_bad_or_newer_payload_is_a_clear_value_error(payload: Any, expected: str) -> None:
     with pytest.raises(ValueError, match=expected):
-        run_from_message(payload)
+        runs_from_message(payload)

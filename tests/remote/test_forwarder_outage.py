@@ -12,7 +12,6 @@ import pytest
 from forwarder_helpers import Broker, TcpProxy, free_port
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._remote._codec import run_from_message
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
 
@@ -25,7 +24,7 @@ def _wait_until(condition: Callable[[], bool], what: str, limit: float = 30.0) -
 
 
 def _run_ids(broker: Broker, queue: str) -> list[str]:
-    return [run_from_message(m["args"][0]).run.run_id for m in broker.drain(queue)]
+    return [remote.run.run_id for remote in broker.drain_runs(queue)]
 
 
 def _outage_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:

@@ -10,7 +10,7 @@ import pytest
 from forwarder_helpers import Broker
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._remote._codec import ACTOR, QUEUE, run_from_message
+from agentevals._remote._codec import ACTOR, QUEUE, runs_from_message
 
 
 def _scorer(scorer_id: str) -> Any:
@@ -61,13 +61,14 @@ def test_published_messages_decode_to_the_accepted_runs(broker: Broker, queue_na
     assert report.completed and report.published == 40
 
     messages = broker.drain(queue_name)
-    assert len(messages) == 40
+    assert len(messages) < 40, "each run went in a message of its own: nothing was batched"
     decoded = {}
     for message in messages:
         assert (message["queue_name"], message["actor_name"]) == (queue_name, ACTOR)
         (payload,) = message["args"]
-        remote = run_from_message(payload)
-        decoded[remote.run.run_id] = remote
+        for remote in runs_from_message(payload):
+            decoded[remote.run.run_id] = remote
+    assert len(decoded) == 40
     assert {key: d.run for key, d in decoded.items()} == runs
     assert all(d.entity == "support-bot" for d in decoded.values())
     stats = engine.stats()
@@ -94,7 +95,7 @@ def test_only_sampled_runs_are_published_and_nothing_is_scored_here(
     assert engine.shutdown(30)
     stats = engine.stats()
     assert 0 < stats.accepted < 200 and stats.sampled_out == 200 - stats.accepted
-    assert len(rabbitmq.drain(queue_name)) == stats.published == stats.accepted
+    assert len(rabbitmq.drain_runs(queue_name)) == stats.published == stats.accepted
     assert calls == [] and stats.scored == 0 and stats.written == {}
     assert stats.unbalanced() == []
 
@@ -112,7 +113,7 @@ def test_a_run_that_cannot_be_built_is_counted_and_the_others_go_out(
     engine.submit(Run(run_id="good-2", output="b"))
     report = engine.flush(30)
     assert report.completed and report.published == 2 and report.dropped == 1
-    assert sorted(m["args"][0]["run"]["run_id"] for m in rabbitmq.drain(queue_name)) == ["good-1", "good-2"]
+    assert sorted(r.run.run_id for r in rabbitmq.drain_runs(queue_name)) == ["good-1", "good-2"]
     stats = engine.stats()
     assert stats.dropped_unsent == 1 and stats.unbalanced() == []
     assert "run 'bad' could not be built" in caplog.text
@@ -137,8 +138,8 @@ def test_text_json_cannot_encode_as_utf8_goes_through_the_spool(
     engine.submit(odd)
     report = engine.flush(30)
     assert report.completed and report.published == 1
-    (message,) = rabbitmq.drain(queue_name)
-    decoded = run_from_message(message["args"][0]).run
+    (remote,) = rabbitmq.drain_runs(queue_name)
+    decoded = remote.run
     assert decoded.input == "lone \ud800 surrogate" and decoded.output == "tab\tand \u2603"
     assert decoded.metadata == {"nan": None}  # as the stores keep it
     engine.shutdown()

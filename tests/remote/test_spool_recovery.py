@@ -15,7 +15,6 @@ import pytest
 from forwarder_helpers import Broker, free_port
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._remote._codec import run_from_message
 from agentevals._remote._spool import Spool
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
@@ -61,10 +60,10 @@ def test_a_killed_agents_spooled_runs_are_published_by_the_next_start(
     assert engine.stats().recovered == 150
     report = engine.flush(30)
     assert report.completed and report.published == 150
-    messages = rabbitmq.drain(queue_name)
-    ids = sorted(run_from_message(m["args"][0]).run.run_id for m in messages)
+    remotes = rabbitmq.drain_runs(queue_name)
+    ids = sorted(remote.run.run_id for remote in remotes)
     assert ids == sorted(f"r{i}" for i in range(150))  # nothing lost, nothing twice
-    assert run_from_message(messages[0]["args"][0]).run.output_text.startswith("answer ")
+    assert remotes[0].run.output_text.startswith("answer ")
     stats = engine.stats()
     assert (stats.accepted, stats.recovered, stats.published, stats.forwarding) == (0, 150, 150, 0)
     assert stats.unbalanced() == []
@@ -88,7 +87,7 @@ def test_a_shutdown_with_the_broker_down_leaves_the_runs_for_the_next_engine(
     second = ScoringEngine([_SCORER], broker=rabbitmq.url, broker_queue=queue_name, spool=spool)
     assert second.stats().recovered == 20
     assert second.flush(30).published == 20
-    assert sorted(m["args"][0]["run"]["run_id"] for m in rabbitmq.drain(queue_name)) == sorted(
+    assert sorted(r.run.run_id for r in rabbitmq.drain_runs(queue_name)) == sorted(
         f"r{i}" for i in range(20)
     )
     assert second.shutdown()

@@ -109,7 +109,7 @@ def test_kill_9_in_the_middle_of_1000_runs_loses_and_duplicates_nothing(
     db, queue = tmp_path / "scores.db", f"agentevals-test-kill-{tmp_path.name}"
     extra = ["--heartbeat-timeout", "2"] if broker_url.startswith("redis") else []
     runs = make_runs(1000)
-    publish_runs(broker_url, queue, runs, ["slow", "length"])
+    publish_runs(broker_url, queue, runs, ["slow", "length"], per_message=8)  # batches, as agents send
     worker = start_worker(broker_url, queue, db, *extra, processes=2, threads=8)
     try:
         wait_until(lambda: len(score_rows(db)) >= 100, what="the first records")

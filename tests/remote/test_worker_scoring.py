@@ -22,7 +22,7 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals._engine._config import normalize_scorers
-from agentevals._remote._codec import run_message
+from agentevals._remote._codec import batch_text, run_entry_text, run_message
 from agentevals._remote._worker import WorkerApp
 from agentevals._remote._worker_setup import WorkerConfig
 from agentevals._result import ScoreRecord
@@ -83,7 +83,7 @@ def test_runs_are_scored_and_stored_with_their_runs(
     assert worker.app.scorer.counts["messages"] == 50
 
 
-def test_a_redelivered_message_adds_no_row(
+def test_a_redelivered_message_or_batch_adds_no_row(
     start: Any,
     broker_url: str,  # noqa: F811
     queue: str,  # noqa: F811
@@ -92,10 +92,14 @@ def test_a_redelivered_message_adds_no_row(
     db = tmp_path / "scores.db"
     worker = start()
     runs = make_runs(10)
-    payloads = [run_message(run, ["length"], entity="bot") for run in runs]
-    publish(broker_url, queue, payloads + payloads + payloads[:3])  # every message at least twice
-    wait_until(lambda: worker.app.scorer.counts["messages"] == 23, what="23 messages")
+    payloads: list[Any] = [run_message(run, ["length"], entity="bot") for run in runs]
+    batches = [
+        batch_text([run_entry_text(run, ["length"], entity="bot") for run in runs[i : i + 4]]) for i in (0, 3)
+    ]
+    publish(broker_url, queue, payloads + payloads + payloads[:3] + batches + batches)  # all at least twice
+    wait_until(lambda: worker.app.scorer.counts["messages"] == 27, what="27 messages")
     worker.stop()
+    assert worker.app.scorer.counts["runs"] == 23 + 16
     rows = score_rows(db)
     assert len(rows) == 10
     assert sorted(r[0] for r in rows) == sorted(run.run_id for run in runs)
