@@ -2,9 +2,11 @@
 scorer's coverage of the stored runs, and the worst-scored runs.
 
 Reads the store that ``SQLiteSink`` (a file) or ``PostgresSink`` (a ``postgresql://`` URL) writes; a
-version-1 store is migrated to version 2 first. The SQL is written once (``?`` placeholders); the
-dialects differ only in :class:`_Dialect`'s few expressions. One scan of the scores table feeds every
-per-group table; coverage adds one ``COUNT(DISTINCT run_id)``, the worst list one top-N query.
+version-1 or -2 store is migrated to version 3 first. The SQL is written once (``?`` placeholders); the
+dialects differ only in :class:`_Dialect`'s few expressions. Every per-group table comes from the rollup
+the database keeps (per hour, see ``agentevals.sinks._rollup``), plus, when ``since`` falls inside an
+hour, the score rows of the rest of that hour; coverage adds one ``COUNT(DISTINCT run_id)``, the worst
+list one top-N query.
 """
 
 from __future__ import annotations
@@ -31,8 +33,6 @@ _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 #: Characters of a run's input the worst-runs list shows.
 INPUT_CHARS = 120
-#: Rows from which a SQLite scan is split across cores (below, one query is quicker).
-SPLIT_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -203,18 +203,6 @@ class _Store:
         with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
             return list(pool.map(run, jobs))
 
-    def scan_parts(self, table: str) -> list[tuple[str, list[Any]]]:
-        """(clause, params) that split a full scan of ``table`` into one part per core (SQLite: rowid
-        ranges; PostgreSQL parallelises a scan itself)."""
-        cores = os.cpu_count() or 1
-        if self.connect is None or cores < 2:
-            return [("", [])]
-        low, high = self.rows(f"SELECT MIN(rowid), MAX(rowid) FROM {table}")[0]
-        if low is None or high - low < SPLIT_ROWS:
-            return [("", [])]
-        step = (high - low) // cores + 1
-        return [("rowid BETWEEN ? AND ?", [start, start + step - 1]) for start in range(low, high + 1, step)]
-
 
 @contextmanager
 def _open(db: str, table: str) -> Iterator[_Store]:
@@ -297,7 +285,8 @@ class _Query:
     def __init__(self, store: _Store, table: str, since: datetime | None, source: str | None) -> None:
         from agentevals.sinks._row import tables
 
-        self.store, self.table, self.runs = store, table, tables(table).runs
+        t = tables(table)
+        self.store, self.table, self.runs, self.rollup = store, table, t.runs, t.rollup
         self.since, self.source = since, source
         self.clauses, self.params = _filters(since, source, store.dialect)
 
@@ -307,11 +296,16 @@ class _Query:
         day: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
         outcomes: dict[str, Counter[str]] = defaultdict(Counter)
         skips: dict[str, Counter[str]] = defaultdict(Counter)
-        parts = self.store.scan_parts(self.table)
-        jobs: list[Callable[[_Store], Any]] = [partial(self._scan, part=part) for part in parts]
-        *scans, covered, store_runs, worst_runs = self.store.parallel(
-            [*jobs, self._covered, self._store_runs, partial(self._worst, limit=worst)]
+        rolled, partial_hour, covered, store_runs, worst_runs = self.store.parallel(
+            [
+                self._rolled,
+                self._partial_hour,
+                self._covered,
+                self._store_runs,
+                partial(self._worst, limit=worst),
+            ]
         )
+        scans = (rolled, partial_hour)
         for row in (row for scan in scans for row in scan):
             d, e, s, skip_reason = row[:4]
             for groups, key in ((scorer, (s,)), (entity, (e, s)), (day, (d, s))):
@@ -333,17 +327,45 @@ class _Query:
             runs=store_runs,
         )
 
-    def _scan(self, store: _Store, part: tuple[str, list[Any]]) -> list[tuple[Any, ...]]:
-        """Every aggregate from one pass (over one part of the table): grouped by day, entity, scorer,
-        outcome, skip reason and error type (a few thousand groups), merged in Python."""
+    def _rolled(self, store: _Store) -> list[tuple[Any, ...]]:
+        """The aggregates of the whole hours from ``since`` on, from the rollup, grouped by day, entity,
+        scorer, skip reason, outcome and error type (a few thousand groups), merged in Python."""
+        clauses, params = _filters(None, self.source, store.dialect)
+        if self.since is not None:
+            clauses.append("bucket >= ?")
+            params.append(_bucket(_hour_after(self.since)))
+        total = "CAST(SUM({}) AS BIGINT)"
+        rows = store.rows(
+            "SELECT substr(bucket, 1, 10), entity, scorer_id, skip_reason, outcome, error_type, "
+            f"{total.format('rows')}, {total.format('scores')}, SUM(total), SUM(squares), MIN(low), "
+            f"MAX(high), CASE WHEN SUM(priced) > 0 THEN SUM(cost) END, {total.format('tokens')} "
+            f"FROM {self.rollup}{_where(clauses)} GROUP BY 1, 2, 3, 4, 5, 6",
+            params,
+        )
+        # The rollup stores NULL key values as '' (see agentevals.sinks._rollup).
+        return [(row[0], *(value or None for value in row[1:6]), *row[6:]) for row in rows]
+
+    def _partial_hour(self, store: _Store) -> list[tuple[Any, ...]]:
+        """The same aggregates from the score rows between ``since`` and the next whole hour (read
+        through the (scorer, created_at) index for the scorers the rollup has in that hour)."""
+        if self.since is None or _hour_after(self.since) == self.since:
+            return []
+        scorers = [
+            row[0]
+            for row in store.rows(
+                f"SELECT DISTINCT scorer_id FROM {self.rollup} WHERE bucket = ?", [_bucket(self.since)]
+            )
+        ]
+        if not scorers:
+            return []
         keys = f"{store.dialect.day}, entity, scorer_id, skip_reason, outcome, error_type"
-        clause, params = part
+        clauses = [*self.clauses, "created_at < ?", f"scorer_id IN ({', '.join('?' * len(scorers))})"]
         return store.rows(
             f"SELECT {keys}, COUNT(*), COUNT(score), SUM(score), SUM(score * score), MIN(score), "
             "MAX(score), SUM(cost_usd), "
             "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
-            f"FROM {self.table}{_where([*self.clauses, clause] if clause else self.clauses)} GROUP BY {keys}",
-            [*self.params, *params],
+            f"FROM {self.table}{_where(clauses)} GROUP BY {keys}",
+            [*self.params, store.dialect.since_param(_hour_after(self.since)), *scorers],
         )
 
     def _store_runs(self, store: _Store) -> int:
@@ -407,6 +429,18 @@ def _coverage(
             )
         )
     return out
+
+
+def _hour_after(moment: datetime) -> datetime:
+    """The first whole UTC hour at or after ``moment``."""
+    moment = moment.astimezone(UTC)
+    start = moment.replace(minute=0, second=0, microsecond=0)
+    return start if start == moment else start + timedelta(hours=1)
+
+
+def _bucket(moment: datetime) -> str:
+    """The rollup's bucket (UTC hour, ``YYYY-MM-DDTHH``) of ``moment``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H")
 
 
 def _groups(groups: dict[tuple[Any, ...], _Acc], names: tuple[str, ...]) -> list[Group]:

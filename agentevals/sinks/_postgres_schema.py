@@ -1,11 +1,12 @@
 """The PostgreSQL store's schema: the columns of the SQLite store (JSONB, TIMESTAMPTZ), created on first
-use, migrated in place from version 1, refused when newer (see ``_sqlite_schema`` for the versions)."""
+use, migrated in place from version 1 or 2, refused when newer (see ``_sqlite_schema`` for the versions)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from agentevals.sinks import _rollup
 from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._row import (
     INDEXES,
@@ -76,7 +77,7 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
     transaction, under an advisory lock so that one process migrates and the others wait."""
     t = tables(table)
     version = await stored_version(conn, t)
-    if version == SCHEMA_VERSION:
+    if version == SCHEMA_VERSION and await _columns(conn, t.rollup):
         await conn.execute(create_sql(t))
         return
     _refuse_newer(version, where)
@@ -84,7 +85,7 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
         await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (t.schema,))
         version = await stored_version(conn, t)
         _refuse_newer(version, where)
-        if version == SCHEMA_VERSION:
+        if version == SCHEMA_VERSION and await _columns(conn, t.rollup):
             return
         old = await _columns(conn, t.scores)
         if old and "outcome" not in old:
@@ -96,10 +97,21 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
             await migrate_v1(conn, t, old)
         else:
             await conn.execute(create_sql(t))
+        await add_rollup(conn, t)
         await conn.execute(
             f"INSERT INTO {t.schema} (version, applied_at) VALUES (%s, now()) ON CONFLICT DO NOTHING",
             (SCHEMA_VERSION,),
         )
+
+
+async def add_rollup(conn: Any, t: Tables) -> None:
+    """Create the rollup, fill it from the stored scores and add the triggers that keep it, inside the
+    caller's transaction; the scores table is locked against writes until it commits."""
+    await conn.execute(f"LOCK TABLE {t.scores} IN SHARE ROW EXCLUSIVE MODE")
+    await conn.execute(_rollup.create_table(t, postgres=True))
+    await conn.execute(f"DELETE FROM {t.rollup}")
+    await conn.execute(_rollup.backfill(t, postgres=True))
+    await conn.execute(_rollup.postgres_triggers(t))
 
 
 def _refuse_newer(version: int | None, where: str) -> None:

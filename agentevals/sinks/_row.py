@@ -21,8 +21,8 @@ from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
 TABLE = "agentevals_scores"
 #: The layout this library writes (``agentevals_schema`` holds it): 1 was one table, each score row
 #: with its run's input and output; 2 is one row per run (``agentevals_runs``) and scores that point
-#: at it.
-SCHEMA_VERSION = 2
+#: at it; 3 adds ``agentevals_rollup``, per-hour aggregates the database keeps with triggers.
+SCHEMA_VERSION = 3
 
 #: ``agentevals_scores``: (column, kind) in table order; kind is "text", "json", "real", "integer",
 #: "timestamp" (never null) or "timestamp_null".
@@ -118,6 +118,11 @@ class Tables:
     scores: str
     runs: str
     schema: str
+
+    @property
+    def rollup(self) -> str:
+        """The per-hour aggregates of the scores (``agentevals_rollup``, see ``_rollup``)."""
+        return f"{self.runs[: -len('_runs')]}_rollup"
 
 
 def tables(table: str) -> Tables:

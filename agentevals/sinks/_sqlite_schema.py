@@ -2,7 +2,8 @@
 
 Version 1 was one table (``agentevals_scores``) whose rows each held their run's input and output.
 Version 2 keeps one row per run in ``agentevals_runs`` and one per (run, scorer) in ``agentevals_scores``
-(outcome, skip reason and eval id as columns); ``agentevals_schema`` records the version.
+(outcome, skip reason and eval id as columns); ``agentevals_schema`` records the version. Version 3 adds
+``agentevals_rollup`` (see ``_rollup``), filled from the stored scores when a store is migrated.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from agentevals.sinks import _rollup
 from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._row import (
     INDEXES,
@@ -39,7 +41,8 @@ _FIRST_PER_ID = "ROW_NUMBER() OVER (PARTITION BY id ORDER BY rowid) AS agenteval
 
 
 def create_statements(t: Tables) -> list[str]:
-    """``CREATE TABLE`` / ``CREATE INDEX`` statements of a version-2 store (idempotent).
+    """``CREATE TABLE`` / ``CREATE INDEX`` statements of a version-2 store (idempotent; the rollup of
+    version 3 is :func:`add_rollup`'s).
 
     Scores are unique on ``id`` (a record's id is derived from its run, scorer and version, so a
     re-sent or re-scored record adds nothing); runs on ``run_id``.
@@ -68,21 +71,22 @@ def stored_version(conn: sqlite3.Connection, t: Tables) -> int | None:
 
 
 def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
-    """Make the store of ``table`` a version-2 store: create it, or migrate a version-1 table in place
-    (one transaction: every row kept), or raise :class:`SinkConfigError` when it is newer than this
-    library or ``table`` was made by something else. ``where`` names the store in messages."""
+    """Make the store of ``table`` a version-3 store: create it, or migrate a version-1 or -2 store in
+    place (one transaction: every row kept, the rollup filled from them), or raise
+    :class:`SinkConfigError` when it is newer than this library or ``table`` was made by something
+    else. ``where`` names the store in messages."""
     t = tables(table)
     version = stored_version(conn, t)
-    if version == SCHEMA_VERSION:
-        for statement in create_statements(t):  # indexes dropped by hand come back
+    if version == SCHEMA_VERSION and _columns(conn, t.rollup):
+        for statement in [*create_statements(t), *_rollup.sqlite_triggers(t)]:  # dropped by hand: back
             conn.execute(statement)
         return
     _refuse_newer(version, where)
-    conn.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see version 2
+    conn.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see version 3
     try:
         version = stored_version(conn, t)
         _refuse_newer(version, where)
-        if version != SCHEMA_VERSION:
+        if version != SCHEMA_VERSION or not _columns(conn, t.rollup):
             old = _columns(conn, t.scores)
             if old and "outcome" not in old:
                 if not old >= _V1_KEYS:
@@ -94,6 +98,7 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
             else:
                 for statement in create_statements(t):
                     conn.execute(statement)
+            add_rollup(conn, t)
             conn.execute(
                 f"INSERT OR IGNORE INTO {t.schema} (version, applied_at) VALUES (?, datetime('now'))",
                 (SCHEMA_VERSION,),
@@ -103,6 +108,16 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+def add_rollup(conn: sqlite3.Connection, t: Tables) -> None:
+    """Create the rollup, fill it from the stored scores and add the triggers that keep it (inside the
+    caller's transaction, so no row is written in between)."""
+    conn.execute(_rollup.create_table(t, postgres=False))
+    conn.execute(f"DELETE FROM {t.rollup}")
+    conn.execute(_rollup.backfill(t, postgres=False))
+    for statement in _rollup.sqlite_triggers(t):
+        conn.execute(statement)
 
 
 def _refuse_newer(version: int | None, where: str) -> None:

@@ -273,19 +273,30 @@ async def test_coverage_per_scorer_and_worst_runs(tmp_path: Path, capsys: pytest
     assert {c["scorer_id"]: c["share"] for c in data["coverage"]} == {"a": 0.75, "b": 0.75, "c": 0.5}
 
 
-async def test_a_scan_split_across_cores_gives_the_same_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from agentevals._evals import _report
+async def test_a_since_inside_an_hour_reads_the_rest_of_that_hour_from_the_rows(tmp_path: Path) -> None:
+    """The rollup holds whole hours: from 09:02 the report counts 09:02-09:59 from the score rows and
+    11:00 on from the rollup, and nothing before 09:02."""
+    from agentevals.results import ScoreResult
 
     path = tmp_path / "agentevals.db"
     sink = SQLiteSink(path)
-    await sink.write(_records())
+    later = ScoreResult(
+        scorer_id="a", scorer_name="a", score=1.0, run_id="run4", entity="bot", source="live",
+        input="q", output="a", created_at=datetime(2026, 11, 20, 11, 15, tzinfo=UTC),
+    )  # fmt: skip
+    await sink.write([*_records(), later])
     await sink.close()
-    whole = build_report(path)
-    monkeypatch.setattr(_report, "SPLIT_ROWS", 1)
-    monkeypatch.setattr(_report.os, "cpu_count", lambda: 3)
-    assert build_report(path) == whole
+    report = build_report(path, since=datetime(2026, 11, 20, 9, 2, tzinfo=UTC))
+    assert report.total == 5
+    assert [(g.key["scorer_id"], g.count, g.failures, g.mean) for g in report.by_scorer] == [
+        ("a", 2, 0, 0.75),
+        ("b", 1, 0, None),
+        ("c", 2, 0, 0.0),
+    ]
+    cover = {c.scorer_id: (c.rows, c.scored, c.skipped, c.skip_reasons) for c in report.coverage}
+    assert cover["c"] == (2, 1, 1, {"no_context": 1})
+    on_the_hour = build_report(path, since=datetime(2026, 11, 20, 10, tzinfo=UTC))
+    assert [(g.key["scorer_id"], g.count) for g in on_the_hour.by_scorer] == [("a", 1)]
 
 
 def test_a_file_that_is_not_a_store_is_a_usage_error(
@@ -346,7 +357,7 @@ async def test_report_on_postgres(
         assert "has no 'no_such_table' table" in capsys.readouterr().err
     finally:
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-            for name in (table, f"{table}_runs", f"{table}_schema"):
+            for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
                 await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
@@ -375,7 +386,7 @@ async def test_replay_into_postgres_and_a_named_table(
             assert await cursor.fetchall() == [("r0", 0.0), ("r1", 0.5), ("r2", 1.0)]
     finally:
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-            for name in (table, f"{table}_runs", f"{table}_schema"):
+            for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
                 await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
     db = tmp_path / "named.db"  # SQLite, a table of its own

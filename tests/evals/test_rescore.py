@@ -246,7 +246,7 @@ async def pg(postgres: Any) -> AsyncIterator[tuple[str, str]]:
     table = f"agentevals_test_{uuid.uuid4().hex[:12]}"
     yield url, table
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-        for name in (table, f"{table}_runs", f"{table}_schema"):
+        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
             await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
@@ -297,7 +297,7 @@ def test_a_version_1_store_is_migrated_then_rescored(tmp_path: Path) -> None:
                 (f"id-{i}", f"2026-01-0{i + 1}T00:00:00+00:00", f"run-{i}", json.dumps(f"q {i}"), output),
             )
     assert rescore(db, [_answer_scorer()], progress=False) == RescoreSummary(runs=2, scored=2)
-    assert _rows(db, "SELECT version FROM agentevals_schema") == [(2,)]
+    assert _rows(db, "SELECT version FROM agentevals_schema") == [(3,)]
     assert _rows(
         db, "SELECT scorer_id, COUNT(*), SUM(score) FROM agentevals_scores GROUP BY 1 ORDER BY 1"
     ) == [

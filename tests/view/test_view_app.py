@@ -223,7 +223,7 @@ def test_postgres_shows_what_sqlite_shows(postgres: Any, tmp_path: Path) -> None
         assert _same(pages[0], pages[1])
     finally:
         with psycopg.connect(postgres.url, autocommit=True) as conn:
-            for name in (table, f"{table}_runs", f"{table}_schema"):
+            for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
                 conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
