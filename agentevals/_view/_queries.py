@@ -1,4 +1,4 @@
-"""The SQL behind ``agentevals view``: read-only, parameterised queries over a version-2 store (SQLite
+"""The SQL behind ``agentevals view``: read-only, parameterised queries over a version-3 store (SQLite
 file or PostgreSQL URL), written once with ``?`` placeholders; :class:`_Dialect` holds the few
 expressions that differ. Scores are grouped into bins (``ROUND(score, 3)``) so that percentiles and
 histograms come from a few thousand grouped rows instead of every score.
