@@ -87,9 +87,7 @@ def test_a_shutdown_with_the_broker_down_leaves_the_runs_for_the_next_engine(
     second = ScoringEngine([_SCORER], broker=rabbitmq.url, broker_queue=queue_name, spool=spool)
     assert second.stats().recovered == 20
     assert second.flush(30).published == 20
-    assert sorted(r.run.run_id for r in rabbitmq.drain_runs(queue_name)) == sorted(
-        f"r{i}" for i in range(20)
-    )
+    assert sorted(r.run.run_id for r in rabbitmq.drain_runs(queue_name)) == sorted(f"r{i}" for i in range(20))
     assert second.shutdown()
 
 
