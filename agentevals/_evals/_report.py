@@ -26,6 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agentevals._evals._export import transcript_text
 from agentevals._store import open_store
 
 TABLE = "agentevals_scores"
@@ -33,6 +34,8 @@ _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 #: Characters of a run's input the worst-runs list shows.
 INPUT_CHARS = 120
+#: Characters of each worst run's stored input read to find them (whole for all but huge inputs).
+_INPUT_READ = 65_536
 
 
 @dataclass(frozen=True)
@@ -384,7 +387,7 @@ class _Query:
         if not limit:
             return []
         clauses, params = _filters(self.since, self.source, store.dialect, alias="s.")
-        start = store.dialect.input_start.format(n=INPUT_CHARS * 4)
+        start = store.dialect.input_start.format(n=_INPUT_READ)  # a few rows: enough to parse the JSON
         rows = store.rows(
             f"SELECT s.score, s.scorer_id, s.entity, s.run_id, s.created_at, s.reason, {start} "
             f"FROM {self.table} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id"
@@ -449,19 +452,14 @@ def _groups(groups: dict[tuple[Any, ...], _Acc], names: tuple[str, ...]) -> list
 
 
 def _input_start(stored: str | None) -> str | None:
-    """The start of a run's stored input (JSON text, possibly cut): a string's text, or the JSON."""
+    """The start of a run's stored input (JSON text, cut after ``_INPUT_READ`` characters) as one line
+    of text: an agent input's user messages, a string's text, else the JSON as stored."""
     if stored is None:
         return None
-    text = stored
     try:
-        value = json.loads(stored)
-    except ValueError:
-        value = None
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, list) and value and isinstance(value[-1], dict):
-        content = value[-1].get("content")  # messages: the last one (the user's turn)
-        text = content if isinstance(content, str) else stored
+        text = transcript_text(json.loads(stored)) or ""
+    except ValueError:  # cut inside the JSON: show it as stored
+        text = stored
     text = " ".join(text.split())
     return text if len(text) <= INPUT_CHARS else text[: INPUT_CHARS - 1] + "…"
 

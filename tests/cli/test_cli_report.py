@@ -399,3 +399,21 @@ async def test_replay_into_postgres_and_a_named_table(
     assert main(["replay", str(tmp_path / "bad.jsonl"), "--db", "postgresql://me:pw@127.0.0.1:1/test"]) == 2
     err = capsys.readouterr().err
     assert "cannot connect" in err and ":pw@" not in err
+
+
+async def test_worst_runs_show_an_agent_inputs_user_message(tmp_path: Path) -> None:
+    """An agent's stored input is JSON with its system prompt and messages: the worst-runs list shows the
+    user's words, however long the system prompt before them."""
+    from agentevals.results import ScoreResult
+
+    agent_input = {
+        "system_messages": [{"role": "system", "content": "You answer questions. " * 60}],
+        "input_messages": [{"role": "user", "content": "Who wrote Hamlet?", "id": "m-1"}],
+    }
+    path = tmp_path / "agentevals.db"
+    sink = SQLiteSink(path)
+    await sink.write(
+        [ScoreResult(scorer_id="a", scorer_name="a", score=0.0, run_id="r1", input=agent_input, output="?")]
+    )
+    await sink.close()
+    assert [w.input for w in build_report(path).worst] == ["Who wrote Hamlet?"]
