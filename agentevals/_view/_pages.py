@@ -54,27 +54,23 @@ def _summary(bins: list[tuple[float, int]], passed: int) -> dict[str, Any]:
 
 def overview(reader: Reader, f: Filters, settings: Settings) -> dict[str, Any]:
     """Per scorer: volume by outcome, mean, p10/p50, pass rate, errors by type, a daily-mean sparkline,
-    its coverage of the stored runs; and the worst scores."""
+    its coverage of the stored runs; and the worst scores. Read from the rollup and the score histogram
+    (percentiles to 0.01, the mean exact) unless the filters or thresholds need the score rows."""
     from agentevals._evals._report import build_report
 
-    report, binned, worst = reader.parallel(
+    report, totals, histogram, worst = reader.parallel(
         [
             lambda q: build_report(reader.database, since=f.since, table=reader.tables.scores, worst=0),
-            lambda q: q.bins(f, settings.thresholds, settings.default),
+            lambda q: q.outcome_totals(f) if f.eval_id is None else None,
+            lambda q: q.histogram(f) if f.eval_id is None else None,
             lambda q: runs(q, f, 0, outcome="scored")["rows"][:10],
         ]
     )
-    bins: dict[str, list[tuple[float, int]]] = defaultdict(list)
-    outcomes: dict[str, Counter[str]] = defaultdict(Counter)
-    errors: dict[str, Counter[str]] = defaultdict(Counter)
-    passed: Counter[str] = Counter()
-    for scorer_id, outcome, error_type, value, n, ok in binned:
-        outcomes[scorer_id][outcome] += n
-        if outcome == "failed":
-            errors[scorer_id][error_type or "error"] += n
-        if value is not None:
-            bins[scorer_id].append((value, n))
-            passed[scorer_id] += ok
+    binned = _from_histogram(totals, histogram, settings)
+    if binned is None:
+        with reader.session() as q:
+            binned = _from_rows(q.bins(f, settings.thresholds, settings.default))
+    outcomes, errors, bins, passed, means = binned
     cost = {g.key["scorer_id"]: (g.cost_usd, g.tokens) for g in report.by_scorer}
     coverage = {c.scorer_id: c for c in report.coverage}
     sparklines = _daily_means(reader, f, report) if f.entity else _report_daily(report)
@@ -95,6 +91,7 @@ def overview(reader: Reader, f: Filters, settings: Settings) -> dict[str, Any]:
                 else {"runs": cov.runs, "store_runs": cov.store_runs, "share": cov.share},
                 "skip_reasons": {} if cov is None else cov.skip_reasons,
                 **_summary(bins[scorer_id], passed[scorer_id]),
+                **({"mean": means[scorer_id]} if scorer_id in means else {}),
             }
         )
     return {
@@ -104,6 +101,70 @@ def overview(reader: Reader, f: Filters, settings: Settings) -> dict[str, Any]:
         "worst": worst,
         "entity_note": bool(f.entity),
     }
+
+
+_Binned = tuple[
+    dict[str, Counter[str]],
+    dict[str, Counter[str]],
+    dict[str, list[tuple[float, int]]],
+    Counter[str],
+    dict[str, float | None],
+]
+
+
+def _from_rows(binned: list[tuple[str, str, str | None, float | None, int, int]]) -> _Binned:
+    """Outcomes, errors, binned scores and passes per scorer from :meth:`Session.bins` (the score rows)."""
+    bins: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    outcomes: dict[str, Counter[str]] = defaultdict(Counter)
+    errors: dict[str, Counter[str]] = defaultdict(Counter)
+    passed: Counter[str] = Counter()
+    for scorer_id, outcome, error_type, value, n, ok in binned:
+        outcomes[scorer_id][outcome] += n
+        if outcome == "failed":
+            errors[scorer_id][error_type or "error"] += n
+        if value is not None:
+            bins[scorer_id].append((value, n))
+            passed[scorer_id] += ok
+    return outcomes, errors, bins, passed, {}
+
+
+def _from_histogram(totals: Any, histogram: Any, settings: Settings) -> _Binned | None:
+    """The same from the rollup's totals and the histogram's bins (``None`` when they cannot tell: a
+    threshold that is not a whole bin in 0.01..0.99, or scores outside 0..1, which the end bins clamp).
+    A percentile is its bin's lower edge, kept within the scorer's exact lowest and highest score."""
+    if totals is None or histogram is None:
+        return None
+    edges: dict[str, int] = {}
+    for scorer_id in {row[0] for row in totals}:
+        edge = settings.threshold(scorer_id) * 100
+        if not (1 <= round(edge) <= 99 and abs(edge - round(edge)) < 1e-6):
+            return None
+        edges[scorer_id] = round(edge)
+    outcomes: dict[str, Counter[str]] = defaultdict(Counter)
+    errors: dict[str, Counter[str]] = defaultdict(Counter)
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    lows: dict[str, float] = {}
+    highs: dict[str, float] = {}
+    for scorer_id, outcome, error_type, rows, scores, total, low, high in totals:
+        outcomes[scorer_id][outcome] += rows
+        if outcome == "failed":
+            errors[scorer_id][error_type or "error"] += rows
+        sums[scorer_id][0] += total
+        sums[scorer_id][1] += scores
+        if low is not None and high is not None:
+            lows[scorer_id] = min(low, lows.get(scorer_id, low))
+            highs[scorer_id] = max(high, highs.get(scorer_id, high))
+    if any(v < 0.0 for v in lows.values()) or any(v > 1.0 for v in highs.values()):
+        return None
+    bins: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    passed: Counter[str] = Counter()
+    for scorer_id, index, n in histogram:
+        value = min(max(index / 100, lows.get(scorer_id, 0.0)), highs.get(scorer_id, 1.0))
+        bins[scorer_id].append((value, n))
+        if index >= edges.get(scorer_id, 100):
+            passed[scorer_id] += n
+    means = {k: (total / n if n else None) for k, (total, n) in sums.items()}
+    return outcomes, errors, bins, passed, means
 
 
 def _report_daily(report: Any) -> dict[str, dict[str, list[Any]]]:

@@ -1,7 +1,8 @@
 """The SQL behind ``agentevals view``: read-only, parameterised queries over a version-3 store (SQLite
 file or PostgreSQL URL), written once with ``?`` placeholders; :class:`_Dialect` holds the few
-expressions that differ. Scores are grouped into bins (``ROUND(score, 3)``) so that percentiles and
-histograms come from a few thousand grouped rows instead of every score.
+expressions that differ. The overview reads the rollup and the score histogram the triggers keep
+(``_rollup``, ``_bins``: percentiles to 0.01); where those cannot answer, scores are grouped into bins
+(``ROUND(score, 3)``) so that percentiles and histograms come from a few thousand grouped rows.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from agentevals._store import display_address, open_store
@@ -186,6 +187,76 @@ class Session:
     def time_range(self) -> tuple[str | None, str | None]:
         low, high = self.rows(f"SELECT MIN(created_at), MAX(created_at) FROM {self.scores}")[0]
         return _text(low), _text(high)
+
+    # -- from the rollup and the score histogram (schema version 3) -----------------------------------
+
+    def _hourly(self, f: Filters) -> tuple[str, list[Any], list[Filters]]:
+        """Split ``f`` into whole hours (a ``WHERE`` over the rollup/histogram's ``bucket``, entity and
+        source) and the filters of the partial hours at its ends (read from the score rows)."""
+        clauses, params, partial = [], [], []
+        first = last = None
+        if f.since is not None:
+            since = f.since.astimezone(UTC)
+            first = since.replace(minute=0, second=0, microsecond=0)
+            if first < since:
+                first += timedelta(hours=1)
+                partial.append(replace(f, until=first if f.until is None else min(first, f.until)))
+            clauses.append("bucket >= ?")
+            params.append(first.strftime("%Y-%m-%dT%H"))
+        if f.until is not None:
+            until = f.until.astimezone(UTC)
+            last = until.replace(minute=0, second=0, microsecond=0)
+            if last < until and (first is None or last >= first):
+                partial.append(replace(f, since=last))
+            clauses.append("bucket < ?")
+            params.append(last.strftime("%Y-%m-%dT%H"))
+        for column, value in (("entity", f.entity), ("source", f.source)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        return (" WHERE " + " AND ".join(clauses) if clauses else ""), params, partial
+
+    def outcome_totals(
+        self, f: Filters
+    ) -> list[tuple[str, str, str | None, int, int, float, float | None, float | None]]:
+        """``(scorer_id, outcome, error_type, rows, scores, sum of scores, lowest, highest)`` under ``f``
+        (no ``eval_id``): the rollup's whole hours plus the rows of partial hours."""
+        where, params, partial = self._hourly(f)
+        rows = self.rows(
+            "SELECT scorer_id, outcome, error_type, SUM(rows), SUM(scores), SUM(total), MIN(low), MAX(high) "
+            f"FROM {self.reader.tables.rollup}{where} GROUP BY scorer_id, outcome, error_type",
+            params,
+        )
+        for part in partial:
+            where, params = self.where(part)
+            rows += self.rows(
+                "SELECT scorer_id, outcome, COALESCE(error_type, ''), COUNT(*), COUNT(score), "
+                f"COALESCE(SUM(score), 0), MIN(score), MAX(score) FROM {self.scores}{where} "
+                "GROUP BY scorer_id, outcome, error_type",
+                params,
+            )
+        return [
+            (s, o, e or None, int(n), int(k), float(t), _float(lo), _float(hi))
+            for s, o, e, n, k, t, lo, hi in rows
+        ]
+
+    def histogram(self, f: Filters) -> list[tuple[str, int, int]]:
+        """``(scorer_id, bin, count)`` of the scores under ``f`` (no ``eval_id``), binned as
+        :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows."""
+        from agentevals.sinks import _bins, _rollup
+
+        where, params, partial = self._hourly(f)
+        rows = self.rows(
+            f"SELECT scorer_id, bin, SUM(count) FROM {self.reader.tables.bins}{where} GROUP BY 1, 2",
+            params,
+        )
+        expression = _bins.bin_sql(_rollup.SQLITE if self.reader.kind == "sqlite" else _rollup.POSTGRES)
+        for part in partial:
+            where, params = self.where(part, extra=["score IS NOT NULL"])
+            rows += self.rows(
+                f"SELECT scorer_id, {expression}, COUNT(*) FROM {self.scores}{where} GROUP BY 1, 2", params
+            )
+        return [(str(s), int(b), int(n)) for s, b, n in rows]
 
     # -- distributions -------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentevals.sinks import _rollup
+from agentevals.sinks import _bins, _rollup
 from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._row import (
     INDEXES,
@@ -77,7 +77,7 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
     transaction, under an advisory lock so that one process migrates and the others wait."""
     t = tables(table)
     version = await stored_version(conn, t)
-    if version == SCHEMA_VERSION and await _columns(conn, t.rollup):
+    if version == SCHEMA_VERSION and await _columns(conn, t.rollup) and await _columns(conn, t.bins):
         await conn.execute(create_sql(t))
         return
     _refuse_newer(version, where)
@@ -86,6 +86,9 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
         version = await stored_version(conn, t)
         _refuse_newer(version, where)
         if version == SCHEMA_VERSION and await _columns(conn, t.rollup):
+            if not await _columns(conn, t.bins):  # a version-3 store written before the histogram
+                await conn.execute(create_sql(t))
+                await add_bins(conn, t)
             return
         old = await _columns(conn, t.scores)
         if old and "outcome" not in old:
@@ -98,6 +101,7 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
         else:
             await conn.execute(create_sql(t))
         await add_rollup(conn, t)
+        await add_bins(conn, t)
         await conn.execute(
             f"INSERT INTO {t.schema} (version, applied_at) VALUES (%s, now()) ON CONFLICT DO NOTHING",
             (SCHEMA_VERSION,),
@@ -112,6 +116,16 @@ async def add_rollup(conn: Any, t: Tables) -> None:
     await conn.execute(f"DELETE FROM {t.rollup}")
     await conn.execute(_rollup.backfill(t, postgres=True))
     await conn.execute(_rollup.postgres_triggers(t))
+
+
+async def add_bins(conn: Any, t: Tables) -> None:
+    """Create the score histogram, fill it and add its triggers, inside the caller's transaction (the
+    scores table locked against writes until it commits)."""
+    await conn.execute(f"LOCK TABLE {t.scores} IN SHARE ROW EXCLUSIVE MODE")
+    await conn.execute(_bins.create_table(t, postgres=True))
+    await conn.execute(f"DELETE FROM {t.bins}")
+    await conn.execute(_bins.backfill(t, postgres=True))
+    await conn.execute(_bins.postgres_triggers(t))
 
 
 def _refuse_newer(version: int | None, where: str) -> None:

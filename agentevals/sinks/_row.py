@@ -124,6 +124,11 @@ class Tables:
         """The per-hour aggregates of the scores (``agentevals_rollup``, see ``_rollup``)."""
         return f"{self.runs[: -len('_runs')]}_rollup"
 
+    @property
+    def bins(self) -> str:
+        """The per-hour score histogram (``agentevals_bins``, see ``_bins``)."""
+        return f"{self.runs[: -len('_runs')]}_bins"
+
 
 def tables(table: str) -> Tables:
     """The tables of the store whose scores table is ``table``."""

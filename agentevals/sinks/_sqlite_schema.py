@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from agentevals.sinks import _rollup
+from agentevals.sinks import _bins, _rollup
 from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._row import (
     INDEXES,
@@ -77,8 +77,9 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
     else. ``where`` names the store in messages."""
     t = tables(table)
     version = stored_version(conn, t)
-    if version == SCHEMA_VERSION and _columns(conn, t.rollup):
-        for statement in [*create_statements(t), *_rollup.sqlite_triggers(t)]:  # dropped by hand: back
+    if version == SCHEMA_VERSION and _columns(conn, t.rollup) and _columns(conn, t.bins):
+        triggers = [*_rollup.sqlite_triggers(t), *_bins.sqlite_triggers(t)]
+        for statement in [*create_statements(t), *triggers]:  # dropped by hand: back
             conn.execute(statement)
         return
     _refuse_newer(version, where)
@@ -99,6 +100,11 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
                 for statement in create_statements(t):
                     conn.execute(statement)
             add_rollup(conn, t)
+        if not _columns(conn, t.bins):  # a version-3 store written before the histogram: rebuilt
+            for statement in create_statements(t):
+                conn.execute(statement)
+            add_bins(conn, t)
+        if version != SCHEMA_VERSION:
             conn.execute(
                 f"INSERT OR IGNORE INTO {t.schema} (version, applied_at) VALUES (?, datetime('now'))",
                 (SCHEMA_VERSION,),
@@ -117,6 +123,15 @@ def add_rollup(conn: sqlite3.Connection, t: Tables) -> None:
     conn.execute(f"DELETE FROM {t.rollup}")
     conn.execute(_rollup.backfill(t, postgres=False))
     for statement in _rollup.sqlite_triggers(t):
+        conn.execute(statement)
+
+
+def add_bins(conn: sqlite3.Connection, t: Tables) -> None:
+    """Create the score histogram, fill it and add its triggers (inside the caller's transaction)."""
+    conn.execute(_bins.create_table(t, postgres=False))
+    conn.execute(f"DELETE FROM {t.bins}")
+    conn.execute(_bins.backfill(t, postgres=False))
+    for statement in _bins.sqlite_triggers(t):
         conn.execute(statement)
 
 

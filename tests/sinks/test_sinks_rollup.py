@@ -20,6 +20,7 @@ from agentevals import ScoreRecord
 from agentevals._evals._report import build_report
 from agentevals.results import JudgeCall, ScoreFailure, ScoreResult, ScoreSkipped
 from agentevals.sinks import PostgresSink, SQLiteSink
+from agentevals.sinks._bins import score_bin
 from agentevals.sinks._rollup import KEY
 
 _SELECT_ROWS = (
@@ -30,6 +31,7 @@ _SELECT_ROLLUP = (
     "SELECT bucket, entity, scorer_id, source, outcome, skip_reason, error_type, rows, scores, total, "
     "squares, low, high, priced, cost, tokens FROM {table}"
 )
+_SELECT_BINS = "SELECT bucket, entity, scorer_id, source, bin, count FROM {table}"
 
 
 def _records(n: int, *, score: float | None = None) -> list[ScoreRecord]:
@@ -94,7 +96,18 @@ def _expected(rows: list[tuple[Any, ...]]) -> dict[tuple[str, ...], list[Any]]:
     return dict(groups)
 
 
-def _check(rows: list[tuple[Any, ...]], rollup: list[tuple[Any, ...]]) -> None:
+def _histogram(rows: list[tuple[Any, ...]]) -> dict[tuple[Any, ...], int]:
+    """The score histogram computed in Python from the score rows."""
+    counts: dict[tuple[Any, ...], int] = defaultdict(int)
+    for created, entity, scorer, source, _, _, _, score, *_ in rows:
+        if score is not None:
+            counts[(_bucket(created), entity or "", scorer, source or "", score_bin(score))] += 1
+    return dict(counts)
+
+
+def _check(rows: list[tuple[Any, ...]], rollup: list[tuple[Any, ...]], bins: list[tuple[Any, ...]]) -> None:
+    assert {tuple(b[:-1]): b[-1] for b in bins} == _histogram(rows)
+    assert len(bins) == len({tuple(b[:-1]) for b in bins})
     expected = _expected(rows)
     stored = {tuple(r[: len(KEY)]): list(r[len(KEY) :]) for r in rollup}
     assert set(stored) == set(expected)
@@ -106,11 +119,15 @@ def _check(rows: list[tuple[Any, ...]], rollup: list[tuple[Any, ...]]) -> None:
             assert math.isclose(got[i], want[i], abs_tol=1e-9), (key, i)
 
 
-def _sqlite_state(db: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+_State = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def _sqlite_state(db: Path) -> _State:
     with sqlite3.connect(db) as conn:
         rows = conn.execute(_SELECT_ROWS.format(table="agentevals_scores")).fetchall()
         rollup = conn.execute(_SELECT_ROLLUP.format(table="agentevals_rollup")).fetchall()
-    return rows, rollup
+        bins = conn.execute(_SELECT_BINS.format(table="agentevals_bins")).fetchall()
+    return rows, rollup, bins
 
 
 async def test_sqlite_rollup_follows_inserts_resends_replacements_and_deletes(tmp_path: Path) -> None:
@@ -119,24 +136,28 @@ async def test_sqlite_rollup_follows_inserts_resends_replacements_and_deletes(tm
     sink = SQLiteSink(db)
     await sink.write(records[:3])  # one bound statement
     await sink.write(records[3:])  # JSON statements
-    rows, rollup = _sqlite_state(db)
+    rows, rollup, bins = _sqlite_state(db)
     assert len(rows) == 300
-    _check(rows, rollup)
+    _check(rows, rollup, bins)
     await sink.write(records)  # re-sent: nothing inserted, nothing added
     await sink.close()
     assert _sqlite_state(db)[1] == rollup
     force = SQLiteSink(db, on_conflict="replace")
     await force.write(_records(120, score=0.999))  # scores move; failures/skips become scores
     await force.close()
-    rows, rollup = _sqlite_state(db)
+    rows, rollup, bins = _sqlite_state(db)
     assert len(rows) == 300 and sum(r[7] == 0.999 for r in rows) == 120
-    _check(rows, rollup)
+    _check(rows, rollup, bins)
     with sqlite3.connect(db) as conn:
         conn.execute("DELETE FROM agentevals_scores WHERE run_id IN ('run-0', 'run-150', 'run-299')")
         conn.execute("UPDATE agentevals_scores SET entity = 'moved' WHERE run_id = 'run-7'")
-    rows, rollup = _sqlite_state(db)
+        conn.execute("UPDATE agentevals_scores SET score = 1.0 WHERE run_id = 'run-1'")  # the top bin
+        conn.execute("UPDATE agentevals_scores SET score = 1.7 WHERE run_id = 'run-2'")  # clamped: 99
+        conn.execute("UPDATE agentevals_scores SET score = -0.2 WHERE run_id = 'run-4'")  # clamped: 0
+        conn.execute("UPDATE agentevals_scores SET score = NULL WHERE run_id = 'run-6'")  # not counted
+    rows, rollup, bins = _sqlite_state(db)
     assert len(rows) == 297
-    _check(rows, rollup)
+    _check(rows, rollup, bins)
 
 
 async def test_a_version_2_sqlite_store_is_migrated_with_its_rollup(tmp_path: Path) -> None:
@@ -146,6 +167,7 @@ async def test_a_version_2_sqlite_store_is_migrated_with_its_rollup(tmp_path: Pa
     await sink.close()
     with sqlite3.connect(db) as conn:  # what version 2 wrote: no rollup, no triggers
         conn.execute("DROP TABLE agentevals_rollup")
+        conn.execute("DROP TABLE agentevals_bins")
         for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
             conn.execute(f"DROP TRIGGER {name}")
         conn.execute("DELETE FROM agentevals_schema")
@@ -155,14 +177,14 @@ async def test_a_version_2_sqlite_store_is_migrated_with_its_rollup(tmp_path: Pa
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT * FROM agentevals_scores ORDER BY id").fetchall() == before
         assert conn.execute("SELECT MAX(version) FROM agentevals_schema").fetchone() == (3,)
-    rows, rollup = _sqlite_state(db)
-    _check(rows, rollup)
+    rows, rollup, bins = _sqlite_state(db)
+    _check(rows, rollup, bins)
     sink = SQLiteSink(db)
     await sink.write(_records(260)[200:])  # the triggers are there
     await sink.close()
-    rows, rollup = _sqlite_state(db)
+    rows, rollup, bins = _sqlite_state(db)
     assert len(rows) == 260
-    _check(rows, rollup)
+    _check(rows, rollup, bins)
 
 
 @pytest.fixture
@@ -172,10 +194,11 @@ async def pg_table(postgres: Any) -> AsyncIterator[tuple[str, str]]:
     table = f"agentevals_rollup_{uuid.uuid4().hex[:12]}"
     yield postgres.conninfo, table
     async with await psycopg.AsyncConnection.connect(postgres.conninfo, autocommit=True) as conn:
-        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
+        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup", f"{table}_bins"):
             await conn.execute(f"DROP TABLE IF EXISTS {name}")
         for event in ("insert", "update", "delete"):
             await conn.execute(f"DROP FUNCTION IF EXISTS {table}_rollup_{event}()")
+            await conn.execute(f"DROP FUNCTION IF EXISTS {table}_bins_{event}()")
 
 
 async def _pg(conninfo: str, sql: str) -> list[tuple[Any, ...]]:
@@ -186,10 +209,11 @@ async def _pg(conninfo: str, sql: str) -> list[tuple[Any, ...]]:
         return list(await cursor.fetchall()) if cursor.description else []
 
 
-async def _pg_state(conninfo: str, table: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+async def _pg_state(conninfo: str, table: str) -> _State:
     rows = await _pg(conninfo, _SELECT_ROWS.format(table=table))
     rollup = await _pg(conninfo, _SELECT_ROLLUP.format(table=f"{table}_rollup"))
-    return rows, rollup
+    bins = await _pg(conninfo, _SELECT_BINS.format(table=f"{table}_bins"))
+    return rows, rollup, bins
 
 
 async def test_postgres_rollup_follows_inserts_resends_replacements_and_deletes(
@@ -200,23 +224,27 @@ async def test_postgres_rollup_follows_inserts_resends_replacements_and_deletes(
     sink = PostgresSink(conninfo, table=table)
     await sink.write(records[:3])  # one INSERT
     await sink.write(records[3:])  # COPY
-    rows, rollup = await _pg_state(conninfo, table)
+    rows, rollup, bins = await _pg_state(conninfo, table)
     assert len(rows) == 300
-    _check(rows, rollup)
+    _check(rows, rollup, bins)
     await sink.write(records)  # re-sent
     await sink.close()
     assert sorted((await _pg_state(conninfo, table))[1]) == sorted(rollup)
     force = PostgresSink(conninfo, table=table, on_conflict="replace")
     await force.write(_records(120, score=0.999))
     await force.close()
-    rows, rollup = await _pg_state(conninfo, table)
+    rows, rollup, bins = await _pg_state(conninfo, table)
     assert len(rows) == 300 and sum(r[7] == 0.999 for r in rows) == 120
-    _check(rows, rollup)
+    _check(rows, rollup, bins)
     await _pg(conninfo, f"DELETE FROM {table} WHERE run_id IN ('run-0', 'run-150', 'run-299')")
     await _pg(conninfo, f"UPDATE {table} SET entity = 'moved' WHERE run_id = 'run-7'")
-    rows, rollup = await _pg_state(conninfo, table)
+    await _pg(conninfo, f"UPDATE {table} SET score = 1.0 WHERE run_id = 'run-1'")  # the top bin
+    await _pg(conninfo, f"UPDATE {table} SET score = 1.7 WHERE run_id = 'run-2'")  # clamped: 99
+    await _pg(conninfo, f"UPDATE {table} SET score = -0.2 WHERE run_id = 'run-4'")  # clamped: 0
+    await _pg(conninfo, f"UPDATE {table} SET score = NULL WHERE run_id = 'run-6'")  # not counted
+    rows, rollup, bins = await _pg_state(conninfo, table)
     assert len(rows) == 297
-    _check(rows, rollup)
+    _check(rows, rollup, bins)
 
 
 async def test_a_version_2_postgres_table_is_migrated_with_its_rollup(pg_table: tuple[str, str]) -> None:
@@ -225,8 +253,10 @@ async def test_a_version_2_postgres_table_is_migrated_with_its_rollup(pg_table: 
     await sink.write(_records(200))
     await sink.close()
     await _pg(conninfo, f"DROP TABLE {table}_rollup")  # what version 2 wrote: no rollup, no triggers
+    await _pg(conninfo, f"DROP TABLE {table}_bins")
     for event in ("insert", "update", "delete"):
         await _pg(conninfo, f"DROP TRIGGER {table}_rollup_{event} ON {table}")
+        await _pg(conninfo, f"DROP TRIGGER {table}_bins_{event} ON {table}")
     await _pg(conninfo, f"UPDATE {table}_schema SET version = 2")
     before = await _pg(conninfo, f"SELECT * FROM {table} ORDER BY id")
     sink = PostgresSink(conninfo, table=table)
@@ -235,5 +265,40 @@ async def test_a_version_2_postgres_table_is_migrated_with_its_rollup(pg_table: 
     after = {r[0]: r for r in await _pg(conninfo, f"SELECT * FROM {table}")}
     assert len(after) == 260 and all(after[r[0]] == r for r in before)
     assert await _pg(conninfo, f"SELECT MAX(version) FROM {table}_schema") == [(3,)]
-    rows, rollup = await _pg_state(conninfo, table)
-    _check(rows, rollup)
+    rows, rollup, bins = await _pg_state(conninfo, table)
+    _check(rows, rollup, bins)
+
+
+async def test_a_version_3_sqlite_store_without_the_histogram_gets_it_filled(tmp_path: Path) -> None:
+    db = tmp_path / "v3.db"
+    sink = SQLiteSink(db)
+    await sink.write(_records(200))
+    await sink.close()
+    with sqlite3.connect(db) as conn:  # what version 3 wrote before the histogram
+        conn.execute("DROP TABLE agentevals_bins")
+        for event in ("insert", "update", "delete"):
+            conn.execute(f"DROP TRIGGER agentevals_bins_{event}")
+    sink = SQLiteSink(db)
+    await sink.write(_records(260)[200:])  # fills it, then writes through its triggers
+    await sink.close()
+    rows, rollup, bins = _sqlite_state(db)
+    assert len(rows) == 260
+    _check(rows, rollup, bins)
+
+
+async def test_a_version_3_postgres_table_without_the_histogram_gets_it_filled(
+    pg_table: tuple[str, str],
+) -> None:
+    conninfo, table = pg_table
+    sink = PostgresSink(conninfo, table=table)
+    await sink.write(_records(200))
+    await sink.close()
+    await _pg(conninfo, f"DROP TABLE {table}_bins")
+    for event in ("insert", "update", "delete"):
+        await _pg(conninfo, f"DROP TRIGGER {table}_bins_{event} ON {table}")
+    sink = PostgresSink(conninfo, table=table)
+    await sink.write(_records(260)[200:])
+    await sink.close()
+    rows, rollup, bins = await _pg_state(conninfo, table)
+    assert len(rows) == 260
+    _check(rows, rollup, bins)
