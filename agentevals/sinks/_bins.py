@@ -9,7 +9,7 @@ above 1 in bin 99. Rows without a score are not counted. ``NULL`` keys are ``''`
 
 from __future__ import annotations
 
-from agentevals.sinks._rollup import POSTGRES, SQLITE, _Dialect
+from agentevals.sinks._rollup import POSTGRES, SQLITE, _Dialect, statement_triggers
 from agentevals.sinks._row import Tables
 
 #: The histogram's key columns, in order (``bucket`` as the rollup's: the UTC hour of ``created_at``).
@@ -103,22 +103,4 @@ def postgres_triggers(t: Tables) -> str:
         f"DELETE FROM {b} USING ({old_keys}) o WHERE {own} AND {b}.count = 0"
     )
     add = _upsert(t, _grouped(d, "agentevals_new"))
-    bodies = {
-        "insert": (add, "REFERENCING NEW TABLE AS agentevals_new"),
-        "delete": (subtract, "REFERENCING OLD TABLE AS agentevals_old"),
-        "update": (
-            f"{subtract}; {add}",
-            "REFERENCING OLD TABLE AS agentevals_old NEW TABLE AS agentevals_new",
-        ),
-    }
-    statements = []
-    for event, (body, referencing) in bodies.items():
-        name = f"{b}_{event}"
-        statements += [
-            f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $agentevals$ "
-            f"BEGIN {body}; RETURN NULL; END $agentevals$",
-            f"DROP TRIGGER IF EXISTS {name} ON {t.scores}",
-            f"CREATE TRIGGER {name} AFTER {event.upper()} ON {t.scores} {referencing} "
-            f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()",
-        ]
-    return ";\n".join(statements)
+    return statement_triggers(b, t.scores, add=add, subtract=subtract)

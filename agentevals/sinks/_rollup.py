@@ -177,6 +177,13 @@ def postgres_triggers(t: Tables) -> str:
     extremes = _extremes(d, t, key, f"FROM ({old_keys}) o WHERE {own}")
     subtract = f"{_upsert(d, t, grouped(d, 'agentevals_old', '-'))}; {extremes}; {empty}"
     add = _upsert(d, t, grouped(d, "agentevals_new"))
+    return statement_triggers(r, t.scores, add=add, subtract=subtract)
+
+
+def statement_triggers(prefix: str, scores: str, *, add: str, subtract: str) -> str:
+    """PostgreSQL functions and statement triggers ``{prefix}_insert`` / ``_delete`` / ``_update`` on
+    ``scores``: ``add`` runs over the statement's new rows (transition table ``agentevals_new``),
+    ``subtract`` over its old rows (``agentevals_old``), an update does both."""
     bodies = {
         "insert": (add, "REFERENCING NEW TABLE AS agentevals_new"),
         "delete": (subtract, "REFERENCING OLD TABLE AS agentevals_old"),
@@ -187,12 +194,12 @@ def postgres_triggers(t: Tables) -> str:
     }
     statements = []
     for event, (body, referencing) in bodies.items():
-        name = f"{r}_{event}"
+        name = f"{prefix}_{event}"
         statements += [
             f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $agentevals$ "
             f"BEGIN {body}; RETURN NULL; END $agentevals$",
-            f"DROP TRIGGER IF EXISTS {name} ON {t.scores}",
-            f"CREATE TRIGGER {name} AFTER {event.upper()} ON {t.scores} {referencing} "
+            f"DROP TRIGGER IF EXISTS {name} ON {scores}",
+            f"CREATE TRIGGER {name} AFTER {event.upper()} ON {scores} {referencing} "
             f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()",
         ]
     return ";\n".join(statements)
