@@ -1,7 +1,9 @@
 """``agentevals view`` over a large SQLite store: 1,000,000 score rows (200,000 runs x 5 scorers).
 
 Run: ``uv run python benchmarks/bench_view.py [--runs N] [--scorers K] [--rounds R]``. Target: the
-overview and a scorer page render in < 500 ms server side (through the ASGI app with Starlette's
+overview and a scorer page render in < 500 ms server side (the overview page without its slow parts,
+each scorer's covered runs and the worst scores, which the page fetches from its fragment once shown;
+the fragment is timed on its own) (through the ASGI app with Starlette's
 TestClient, no browser). The store is ``bench_report.build_store``'s (30 days, 4 entities, 3% failed,
 2% skipped). Each page is timed cold (a new app without its start-up warm-up: nothing computed yet), warm (the
 store unchanged: the page's numbers come from the app's cache) and after a write (a row added: the
@@ -68,7 +70,9 @@ def main() -> None:
         print(f"baseline: one plain scan of the scores table {baseline * 1000:.0f} ms")
         pages = {
             "overview": "/",
+            "overview fragment (coverage runs, worst)": "/fragments/overview",
             "overview, one entity": "/?entity=agent-1",
+            "overview fragment, one entity": "/fragments/overview?entity=agent-1",
             "scorer": "/scorers/scorer_0",
             "scorer, hourly": "/scorers/scorer_0?bucket=hour",
             "runs (page 1)": "/runs",

@@ -133,11 +133,14 @@ def build_report(
     source: str | None = None,
     table: str = TABLE,
     worst: int = 10,
+    covered: bool = True,
 ) -> Report:
     """Query the store at ``db`` (a SQLite file, a ``postgresql://`` URL or a ``.jsonl`` file written by
     ``JsonlSink``) whose scores table is
     ``table``; ``since``/``source`` filter the records (``"eval"`` also finds the ``"test"`` rows of
-    earlier releases, and the other way round), ``worst`` is how many lowest scores to list.
+    earlier releases, and the other way round), ``worst`` is how many lowest scores to list;
+    ``covered=False`` skips counting each scorer's runs (its coverage's ``runs`` and ``share`` are
+    then 0) for a caller that loads them apart.
 
     Raises ``ValueError`` when there is no store there (no file, not SQLite, no such table, no server).
     """
@@ -146,7 +149,7 @@ def build_report(
     if worst < 0:
         raise ValueError(f"--worst must be 0 or more, got {worst}")
     with _open(str(db), table) as store:
-        return _Query(store, table, since, source).report(worst)
+        return _Query(store, table, since, source).report(worst, covered)
 
 
 @dataclass(frozen=True)
@@ -293,7 +296,7 @@ class _Query:
         self.since, self.source = since, source
         self.clauses, self.params = _filters(since, source, store.dialect)
 
-    def report(self, worst: int) -> Report:
+    def report(self, worst: int, count_runs: bool = True) -> Report:
         scorer: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
         entity: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
         day: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
@@ -303,7 +306,7 @@ class _Query:
             [
                 self._rolled,
                 self._partial_hour,
-                self._covered,
+                self._covered if count_runs else lambda store: {},
                 self._store_runs,
                 partial(self._worst, limit=worst),
             ]

@@ -71,7 +71,8 @@ def create_app(
     def warm_up() -> None:
         try:
             choices()
-            cached(("overview", Filters()), lambda: _pages.overview(reader, Filters(), config))
+            cached(("overview", Filters()), lambda: _pages.overview(reader, Filters(), config, deferred=True))
+            cached(("overview-deferred", Filters()), lambda: _pages.overview_deferred(reader, Filters()))
         except Exception:  # the first visit computes it again and shows the error
             logging.getLogger(__name__).debug("computing the overview at start-up failed", exc_info=True)
 
@@ -97,7 +98,7 @@ def create_app(
 
     def overview(request: Request) -> Response:
         f = _filters(request.query_params, until=False)
-        data = cached(("overview", f), lambda: _pages.overview(reader, f, config))
+        data = cached(("overview", f), lambda: _pages.overview(reader, f, config, deferred=True))
         opts = choices()
         return page(
             request,
@@ -108,6 +109,12 @@ def create_app(
             query=dict(request.query_params),
             choices=opts,
         )
+
+    def overview_deferred(request: Request) -> Response:
+        """The overview's slow parts (coverage's runs, the worst scores): fetched by the page once shown."""
+        f = _filters(request.query_params, until=False)
+        data = cached(("overview-deferred", f), lambda: _pages.overview_deferred(reader, f))
+        return page(request, "_overview_deferred.html", data=data, charts={})
 
     def scorer(request: Request) -> Response:
         scorer_id = request.path_params["scorer_id"]
@@ -184,6 +191,7 @@ def create_app(
 
     routes = [
         Route("/", guarded(overview)),
+        Route("/fragments/overview", guarded(overview_deferred)),
         Route("/scorers/{scorer_id:path}", guarded(scorer)),
         Route("/runs", guarded(runs)),
         Route("/runs/{run_id:path}", guarded(run)),

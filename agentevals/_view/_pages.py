@@ -52,18 +52,22 @@ def _summary(bins: list[tuple[float, int]], passed: int) -> dict[str, Any]:
     }
 
 
-def overview(reader: Reader, f: Filters, settings: Settings) -> dict[str, Any]:
+def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool = False) -> dict[str, Any]:
     """Per scorer: volume by outcome, mean, p10/p50, pass rate, errors by type, a daily-mean sparkline,
     its coverage of the stored runs; and the worst scores. Read from the rollup and the score histogram
-    (percentiles to 0.01, the mean exact) unless the filters or thresholds need the score rows."""
+    (percentiles to 0.01, the mean exact) unless the filters or thresholds need the score rows.
+    ``deferred`` leaves out the slow parts, the runs each scorer covers and the worst scores (the
+    page loads them from :func:`overview_deferred` after it shows)."""
     from agentevals._evals._report import build_report
 
     report, totals, histogram, worst = reader.parallel(
         [
-            lambda q: build_report(reader.database, since=f.since, table=reader.tables.scores, worst=0),
+            lambda q: build_report(
+                reader.database, since=f.since, table=reader.tables.scores, worst=0, covered=not deferred
+            ),
             lambda q: q.outcome_totals(f) if f.eval_id is None else None,
             lambda q: q.histogram(f) if f.eval_id is None else None,
-            lambda q: runs(q, f, 0, outcome="scored")["rows"][:10],
+            lambda q: [] if deferred else _worst(q, f),
         ]
     )
     binned = _from_histogram(totals, histogram, settings)
@@ -86,9 +90,7 @@ def overview(reader: Reader, f: Filters, settings: Settings) -> dict[str, Any]:
                 "threshold": settings.threshold(scorer_id),
                 "cost_usd": cost.get(scorer_id, (None, 0))[0],
                 "tokens": cost.get(scorer_id, (None, 0))[1],
-                "coverage": None
-                if cov is None
-                else {"runs": cov.runs, "store_runs": cov.store_runs, "share": cov.share},
+                "coverage": None if cov is None or deferred else _coverage(cov),
                 "skip_reasons": {} if cov is None else cov.skip_reasons,
                 **_summary(bins[scorer_id], passed[scorer_id]),
                 **({"mean": means[scorer_id]} if scorer_id in means else {}),
@@ -100,7 +102,31 @@ def overview(reader: Reader, f: Filters, settings: Settings) -> dict[str, Any]:
         "store_runs": report.runs,
         "worst": worst,
         "entity_note": bool(f.entity),
+        "deferred": deferred,
     }
+
+
+def overview_deferred(reader: Reader, f: Filters) -> dict[str, Any]:
+    """What a ``deferred`` overview leaves out: per scorer its coverage of the stored runs, and the
+    worst scores."""
+    from agentevals._evals._report import build_report
+
+    report, worst = reader.parallel(
+        [
+            lambda q: build_report(reader.database, since=f.since, table=reader.tables.scores, worst=0),
+            lambda q: _worst(q, f),
+        ]
+    )
+    return {"coverage": {c.scorer_id: _coverage(c) for c in report.coverage}, "worst": worst}
+
+
+def _coverage(cov: Any) -> dict[str, Any]:
+    return {"runs": cov.runs, "store_runs": cov.store_runs, "share": cov.share}
+
+
+def _worst(q: Session, f: Filters) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = runs(q, f, 0, outcome="scored")["rows"][:10]
+    return rows
 
 
 _Binned = tuple[

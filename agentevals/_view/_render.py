@@ -13,7 +13,7 @@ HERE = Path(__file__).parent
 STATIC = HERE / "static"
 #: The files a page loads, in order (the report inlines them).
 STYLES = ("vendor/uPlot.min.css", "app.css")
-SCRIPTS = ("vendor/uPlot.iife.min.js", "charts.js")
+SCRIPTS = ("vendor/uPlot.iife.min.js", "charts.js", "deferred.js")
 
 
 def json_script(data: Any) -> str:

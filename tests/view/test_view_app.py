@@ -32,14 +32,21 @@ def client(generated_store: Path) -> TestClient:
 
 
 def test_every_route_is_get_only(client: TestClient) -> None:
-    for path in ("/", "/scorers/tone", "/runs", f"/runs/{XSS_RUN}", "/compare"):
+    for path in ("/", "/fragments/overview", "/scorers/tone", "/runs", f"/runs/{XSS_RUN}", "/compare"):
         assert client.get(path).status_code == 200
         assert client.post(path).status_code == 405
         assert client.delete(path).status_code == 405
 
 
 def test_user_text_is_escaped_in_html_and_in_chart_data(client: TestClient) -> None:
-    for path in (f"/runs/{XSS_RUN}", "/runs?scorer=exact_match&max=0", "/scorers/exact_match", "/"):
+    paths = (
+        f"/runs/{XSS_RUN}",
+        "/runs?scorer=exact_match&max=0",
+        "/scorers/exact_match",
+        "/",
+        "/fragments/overview",
+    )
+    for path in paths:
         body = client.get(path).text
         assert XSS not in body and "<script>alert" not in body, path
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in client.get(f"/runs/{XSS_RUN}").text
@@ -138,6 +145,24 @@ def test_overview_numbers_match_the_records(generated_store: Path) -> None:
     assert by_id["tone"]["coverage"]["store_runs"] == len({r.run_id for r in records})
     assert {r["score"] for r in data["worst"]} == {0.0}
     assert XSS_RUN in [r["run_id"] for r in data["worst"]]
+
+
+def test_the_overview_page_loads_coverage_and_worst_scores_after_it_shows(
+    client: TestClient, generated_store: Path
+) -> None:
+    page = client.get("/?since=3650d").text
+    assert 'data-fragment="/fragments/overview?since=3650d"' in page
+    assert "sampled /" not in page and 'id="worst"' not in page  # both still loading
+    fragment = client.get("/fragments/overview?since=3650d")
+    assert fragment.status_code == 200 and fragment.headers["content-type"].startswith("text/html")
+    full = _pages.overview(Reader(generated_store), Filters(), _pages.Settings())
+    assert full["worst"] and not full["deferred"]
+    cells = dict(re.findall(r'<span data-coverage="([^"]+)">([^<]+)', fragment.text))
+    for s in full["scorers"]:
+        c = s["coverage"]
+        assert cells[s["id"]].startswith(f"{c['runs']} sampled / {c['store_runs']} seen"), s["id"]
+    assert 'id="worst"' in fragment.text and full["worst"][0]["run_id"] in fragment.text
+    assert client.get("/fragments/overview?since=soon").status_code == 400
 
 
 def test_compare_flags_the_regression(generated_store: Path) -> None:

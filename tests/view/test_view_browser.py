@@ -154,6 +154,25 @@ def test_filters_change_what_is_shown(generated_server: Server, watched: Watched
     assert watched.errors == []
 
 
+def test_the_overview_loads_coverage_and_worst_scores_after_it_shows(
+    generated_server: Server, watched: Watched, generated_store: Any
+) -> None:
+    from agentevals._view import _pages
+    from agentevals._view._queries import Filters, Reader
+
+    page = watched.open(generated_server.url + "/")
+    page.wait_for_selector("#worst-slot:not([aria-busy])")
+    assert page.locator(".loading").count() == 0 and watched.errors == []
+    expected = _pages.overview_deferred(Reader(generated_store), Filters())["coverage"]
+    cells = page.locator("[data-coverage]")
+    assert cells.count() == len(expected)
+    for index in range(cells.count()):
+        cell = cells.nth(index)
+        c = expected[cell.get_attribute("data-coverage")]
+        assert cell.inner_text().startswith(f"{c['runs']} sampled / {c['store_runs']} seen")
+    assert page.locator("#worst-slot #worst tbody tr").count() == 10
+
+
 def test_clicking_a_worst_run_opens_its_transcript(generated_server: Server, watched: Watched) -> None:
     page = watched.open(generated_server.url + "/")
     page.locator("#worst a.run-link").first.click()
@@ -211,6 +230,7 @@ def test_the_html_report_works_offline(browser: Any, generated_store: Any, tmp_p
             assert drawn(page, key) > 0, key
         assert page.locator("#regressed tbody tr").count() > 0  # eval-b scores the items lower
         assert XSS in page.locator("#worst").inner_text() and watched.dialogs == []
+        assert "sampled /" in page.locator("[data-coverage]").first.inner_text()  # inline, not fetched
         assert len(data) >= 10
         page.screenshot(path=OUTPUT / "report.png", full_page=True)
     finally:
