@@ -9,7 +9,7 @@ above 1 in bin 99. Rows without a score are not counted. ``NULL`` keys are ``''`
 
 from __future__ import annotations
 
-from agentevals.sinks._rollup import POSTGRES, SQLITE, _Dialect, statement_triggers
+from agentevals.sinks._rollup import POSTGRES, SQLITE, _Dialect, row_triggers, statement_triggers
 from agentevals.sinks._row import Tables
 
 #: The histogram's key columns, in order (``bucket`` as the rollup's: the UTC hour of ``created_at``).
@@ -82,12 +82,7 @@ def sqlite_triggers(t: Tables) -> list[str]:
 
     own = " AND ".join(f"{name} = {expr}" for name, expr in zip(KEY, _keys(d, "OLD."), strict=True))
     subtract = [one("OLD.", "-"), f"DELETE FROM {b} WHERE {own} AND count = 0"]
-    bodies = {"insert": [one("NEW.", "")], "delete": subtract, "update": [*subtract, one("NEW.", "")]}
-    return [
-        f"CREATE TRIGGER IF NOT EXISTS {b}_{event} AFTER {event.upper()} ON {t.scores} "
-        f"BEGIN {'; '.join(body)}; END"
-        for event, body in bodies.items()
-    ]
+    return row_triggers(b, t.scores, add=[one("NEW.", "")], subtract=subtract)
 
 
 def postgres_triggers(t: Tables) -> str:

@@ -157,9 +157,15 @@ def sqlite_triggers(t: Tables) -> list[str]:
     own = " AND ".join(f"{name} = {expr}" for name, expr in zip(KEY, old_key, strict=True))
     subtract = [_upsert(d, t, _one_row(d, "OLD.", "-")), _extremes(d, t, old_key, f"WHERE {own}"), empty]
     add = _upsert(d, t, _one_row(d, "NEW.", ""))
-    bodies = {"insert": [add], "delete": subtract, "update": [*subtract, add]}
+    return row_triggers(r, t.scores, add=[add], subtract=subtract)
+
+
+def row_triggers(prefix: str, scores: str, *, add: list[str], subtract: list[str]) -> list[str]:
+    """SQLite's row triggers ``{prefix}_insert`` / ``_delete`` / ``_update`` on ``scores``: ``add`` runs
+    for the new row (``NEW.``), ``subtract`` for the old one (``OLD.``), an update does both."""
+    bodies = {"insert": add, "delete": subtract, "update": [*subtract, *add]}
     return [
-        f"CREATE TRIGGER IF NOT EXISTS {r}_{event} AFTER {event.upper()} ON {t.scores} "
+        f"CREATE TRIGGER IF NOT EXISTS {prefix}_{event} AFTER {event.upper()} ON {scores} "
         f"BEGIN {'; '.join(body)}; END"
         for event, body in bodies.items()
     ]
