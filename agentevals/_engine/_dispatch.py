@@ -286,14 +286,8 @@ class EngineDispatch(EngineControl):
         )
 
     async def _put_then_done(self, workers: list[SinkWorker], record: ScoreRecord, state: _RunState) -> None:
-        left = iter(workers)
         try:
-            for worker in left:
-                await worker.put(record)
-        except asyncio.CancelledError:  # `put` buffered it; the other sinks get it too, to spill
-            for worker in left:
-                worker.buffer.append(record)
-            raise
+            await _put_all(workers, record)
         finally:
             self._pair_done(state)
 
@@ -308,15 +302,7 @@ class EngineDispatch(EngineControl):
         return record
 
     async def _deliver(self, record: ScoreRecord, run: Run, submitted_at: float) -> None:
-        record = self._accounted(record, run, submitted_at)
-        workers = iter(self._workers)
-        try:
-            for worker in workers:
-                await worker.put(record)
-        except asyncio.CancelledError:  # `put` buffered it; the other sinks get it too, to spill
-            for worker in workers:
-                worker.buffer.append(record)
-            raise
+        await _put_all(self._workers, self._accounted(record, run, submitted_at))
 
     def _pair_done(self, state: _RunState) -> None:
         """One (run, scorer) pair is scored and its record handed to the sinks (or it was abandoned)."""
@@ -337,3 +323,16 @@ class EngineDispatch(EngineControl):
         if unstarted:
             self._pending_pairs -= unstarted
             state.left -= unstarted
+
+
+async def _put_all(workers: list[SinkWorker], record: ScoreRecord) -> None:
+    """Hand ``record`` to each sink worker, waiting where a buffer is full; when cancelled, the sinks not
+    reached yet still get it in their buffers (to spill at shutdown)."""
+    left = iter(workers)
+    try:
+        for worker in left:
+            await worker.put(record)
+    except asyncio.CancelledError:  # `put` buffered it; the other sinks get it too, to spill
+        for worker in left:
+            worker.buffer.append(record)
+        raise
