@@ -25,7 +25,8 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 from agentevals import ScoringEngine
 
 
-def _pg_rows(url: str, run_ids: list[str]) -> list[tuple[str, str, str, float | None]]:
+def _pg_rows(url: str, run_ids: list[str]) -> tuple[list[tuple[str, str, str, float | None]], int]:
+    """The score rows of ``run_ids`` in PostgreSQL, and how many of those runs have a runs row."""
     import psycopg
 
     with psycopg.connect(url) as conn:
@@ -36,8 +37,8 @@ def _pg_rows(url: str, run_ids: list[str]) -> list[tuple[str, str, str, float | 
         runs = conn.execute(
             "SELECT count(*) FROM agentevals_runs WHERE run_id = ANY(%s)", (run_ids,)
         ).fetchone()
-    assert runs is not None and runs[0] == len(run_ids)
-    return rows
+    assert runs is not None
+    return rows, runs[0]
 
 
 def test_agent_to_worker_to_sqlite_and_postgres(
@@ -63,15 +64,20 @@ def test_agent_to_worker_to_sqlite_and_postgres(
             agent.invoke({"messages": [{"role": "user", "content": "Paris?"}]}, config={"run_id": run_id})
         engine.flush()
         wait_until(lambda: len(score_rows(db)) == 10)
-        wait_until(
-            lambda: len(_pg_rows(postgres.url, [str(i) for i in ids])) == 10, what="the PostgreSQL rows"
-        )
+
+        # Polled: the worker may still be writing to PostgreSQL when SQLite holds every record.
+        def stored_in_postgres() -> bool:
+            rows, runs = _pg_rows(postgres.url, [str(i) for i in ids])
+            return (len(rows), runs) == (10, 5)
+
+        wait_until(stored_in_postgres, what="the PostgreSQL rows")
     finally:
         engine.shutdown()
         output = stop(worker)
     expected = {(str(i), key, "scored") for i in ids for key in ("length", "shout")}
     assert set(score_rows(db)) == expected, output
     assert sorted(run_ids(db)) == sorted(str(i) for i in ids)
-    pg = _pg_rows(postgres.url, [str(i) for i in ids])
+    pg, pg_runs = _pg_rows(postgres.url, [str(i) for i in ids])
+    assert pg_runs == len(ids)
     assert {(r[0], r[1], r[2]) for r in pg} == expected
     assert {(r[1], r[3]) for r in pg} == {("length", float(len("SUNNY IN PARIS"))), ("shout", 1.0)}
