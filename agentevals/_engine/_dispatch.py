@@ -14,10 +14,10 @@ from agentevals._engine._config import ScorerEntry
 from agentevals._engine._control import EngineControl, logger
 from agentevals._engine._deferred import DeferredRun
 from agentevals._engine._inline import CHUNK, Chunk, InlineWorker, Pair
-from agentevals._engine._scoring import FailureLog, Redactor, finalize, score_once
+from agentevals._engine._scoring import FailureLog, Redactor, finalize, run_failed_record, score_once
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._errors import RunBuildError
-from agentevals._failure import failure_record, skipped_record
+from agentevals._failure import failure_record
 from agentevals._limits._gate import EngineLimits
 from agentevals._limits._scope import active_limits
 from agentevals._redact import set_active_redactor
@@ -104,7 +104,8 @@ class EngineDispatch(EngineControl):
                 for entry in entries:
                     if failed and not entry.score_errors:  # the agent raised: skipped, not scored
                         state.handed += 1
-                        unfinished = self._offer(self._run_failed(run, entry), run, submitted_at, state)
+                        skipped = run_failed_record(run, entry.scorer)
+                        unfinished = self._offer(skipped, run, submitted_at, state)
                         if unfinished is not None:
                             await unfinished
                     elif id(entry) in self._inline:
@@ -273,17 +274,6 @@ class EngineDispatch(EngineControl):
             return self._put_then_done(full, record, state)
         self._pair_done(state)
         return None
-
-    @staticmethod
-    def _run_failed(run: Run, entry: ScorerEntry) -> ScoreRecord:
-        return skipped_record(
-            scorer=entry.scorer,
-            run=run,
-            skip_reason="run_failed",
-            reason=f"the run failed ({run.error}); this scorer scores only runs that succeed "
-            "(ScorerEntry(score_errors=True) scores failed runs too)",
-            source="live",
-        )
 
     async def _put_then_done(self, workers: list[SinkWorker], record: ScoreRecord, state: _RunState) -> None:
         try:

@@ -10,7 +10,7 @@ import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
-from agentevals._failure import error_record
+from agentevals._failure import error_record, skipped_record
 from agentevals._redact import redact_text
 from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult, ScoreSkipped
 from agentevals._run import Run
@@ -189,3 +189,15 @@ def finalize(record: ScoreRecord, entity: str | None, redact: Redactor | None) -
             error_type="RedactionError",
             error_message=f"redact raised {type(err).__name__}: {err}; record content withheld",
         )
+
+
+def run_failed_record(run: Run, scorer: Scorer) -> ScoreSkipped:
+    """The skipped record (``run_failed``) a scorer that does not score failed runs gets for ``run``."""
+    return skipped_record(
+        scorer=scorer,
+        run=run,
+        skip_reason="run_failed",
+        reason=f"the run failed ({run.error}); this scorer scores only runs that succeed "
+        "(ScorerEntry(score_errors=True) scores failed runs too)",
+        source="live",
+    )

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agentevals._engine._config import ScorerEntry
-from agentevals._engine._dispatch import EngineDispatch
-from agentevals._engine._scoring import FailureLog, finalize, score_once
+from agentevals._engine._scoring import FailureLog, finalize, run_failed_record, score_once
 from agentevals._failure import failure_record
 from agentevals._remote._codec import RemoteRun, runs_from_message
 from agentevals._remote._group_write import GroupWriter
@@ -98,7 +97,7 @@ class MessageScorer:
                 source="live",
             )
         elif run.error is not None and not entry.score_errors:
-            record = EngineDispatch._run_failed(run, entry)  # the engine's skipped record, as in-process
+            record = run_failed_record(run, entry.scorer)  # the engine's skipped record, as in-process
         else:
             timeout = entry.timeout if entry.timeout is not None else self.scorer_timeout
             async with self.gate.slot(entry.scorer) if self.gate is not None else nullcontext():
