@@ -120,8 +120,21 @@ class BudgetUsage:
     exhausted: int
 
 
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """What one judge call reserved of a budget: the ``amount``, in the ``window`` it was reserved in."""
+
+    amount: float
+    window: int
+
+
+def fits(limit: float, held: float, expected: float) -> bool:
+    """Whether a call expected to spend ``expected`` may go when ``held`` is spent or reserved."""
+    return held < limit and held + expected <= limit * (1 + _SLACK)
+
+
 class BudgetMeter:
-    """The running account of one budget (used from the engine's event loop only)."""
+    """The running account of one budget in this process (used from the engine's event loop only)."""
 
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
@@ -146,28 +159,36 @@ class BudgetMeter:
             return 1.0
         return self._settled_total / self._settled if self._settled else 0.0
 
-    def reserve(self) -> float | None:
+    def reserve(self) -> Hold | None:
         """Hold the next call's expected spend; ``None`` (and counted) when the budget is spent."""
         self._roll()
         limit, held, expected = self.budget.limit, self.spent + self.reserved, self.estimate()
-        if held < limit and held + expected <= limit * (1 + _SLACK):
+        if fits(limit, held, expected):
             self.reserved += expected
-            return expected
-        self.skipped += 1
-        if self._exhausted_in != self.window:
-            self._exhausted_in = self.window
-            self.exhausted += 1
+            return Hold(expected, self.window)
+        self.refused(self.window)
         return None
 
-    def release(self, reserved: float) -> None:
-        """A reservation given back unused (another limit refused the call)."""
-        self.reserved = max(0.0, self.reserved - reserved)
+    def refused(self, window: int) -> None:
+        """Count a call refused in ``window``, and the window when it is the first refusal there."""
+        self.skipped += 1
+        if self._exhausted_in != window:
+            self._exhausted_in = window
+            self.exhausted += 1
 
-    def settle(self, reserved: float, actual: float) -> None:
+    def release(self, hold: Hold) -> None:
+        """A reservation given back unused (another limit refused the call)."""
+        self.reserved = max(0.0, self.reserved - hold.amount)
+
+    def settle(self, hold: Hold, actual: float) -> None:
         """The call ended: its reservation becomes its ``actual`` spend, in the window it ended in."""
-        self.release(reserved)
+        self.release(hold)
         self._roll()
         self.spent += actual
+        self.settled(actual)
+
+    def settled(self, actual: float) -> None:
+        """Note a settled call's spend for :meth:`estimate`."""
         self._settled += 1
         self._settled_total += actual
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 from agentevals._errors import JudgeError, JudgeOutputError
 from agentevals._judge import _litellm
 from agentevals._limits._breaker import Breaker, BreakerStatus, ModelBreaker
-from agentevals._limits._budget import Budget, BudgetMeter, BudgetUsage
+from agentevals._limits._budget import Budget, BudgetMeter, BudgetUsage, Hold
 from agentevals._steps import SkipRun
 
 logger = logging.getLogger("agentevals.engine")
@@ -26,10 +26,17 @@ _WAIT_STEP = 1.0  # seconds a waiting call sleeps at most before it looks at its
 
 
 class EngineLimits:
-    """The limits of one engine's judge calls (used from the engine's event loop)."""
+    """The limits of one engine's judge calls (used from the engine's event loop). ``meter`` makes the
+    account of each budget: this process's own by default (workers pass one kept in Redis)."""
 
-    def __init__(self, budgets: Sequence[Budget], breaker: Breaker | None) -> None:
-        self._meters = [BudgetMeter(budget) for budget in budgets]
+    def __init__(
+        self,
+        budgets: Sequence[Budget],
+        breaker: Breaker | None,
+        *,
+        meter: Callable[[Budget], BudgetMeter] = BudgetMeter,
+    ) -> None:
+        self._meters = [meter(budget) for budget in budgets]
         self._breaker = breaker
         self._breakers: dict[str, ModelBreaker] = {}
         self._by_scorer: dict[str, list[BudgetMeter]] = {}
@@ -54,7 +61,7 @@ class EngineLimits:
         probe = False
         if breaker is not None:
             probe = await self._through(breaker, deadline) is None
-        held: list[tuple[BudgetMeter, float]] = []
+        held: list[tuple[BudgetMeter, Hold]] = []
         for meter in self._meters_of(scorer_id):
             exhausted = meter.exhausted
             reserved = meter.reserve()
@@ -160,7 +167,7 @@ class _Ticket:
         self,
         gate: EngineLimits,
         model: str,
-        held: list[tuple[BudgetMeter, float]],
+        held: list[tuple[BudgetMeter, Hold]],
         breaker: ModelBreaker | None,
         probe: bool,
     ) -> None:
@@ -178,12 +185,12 @@ class _Ticket:
 
     def close(self, error: BaseException | None) -> None:
         cancelled = isinstance(error, asyncio.CancelledError)
-        for meter, reserved in self._held:
+        for meter, hold in self._held:
             kind = meter.budget.kind
             actual = 1.0 if kind == "calls" else float(self._tokens) if kind == "tokens" else self._cost
             if cancelled:  # cut off mid-call: what it cost is unknown; count at least what it held
-                actual = max(actual, reserved)
-            meter.settle(reserved, actual)
+                actual = max(actual, hold.amount)
+            meter.settle(hold, actual)
             if kind == "usd" and not self._priced:
                 self._gate.unpriced(self._model)
         if self._breaker is not None:
@@ -214,10 +221,16 @@ def answered(error: BaseException | None) -> bool | None:
 
 
 def build_gate(
-    scorer_ids: Sequence[str], entry_budgets: Mapping[str, Budget], budgets: Any, breaker: Any
+    scorer_ids: Sequence[str],
+    entry_budgets: Mapping[str, Budget],
+    budgets: Any,
+    breaker: Any,
+    *,
+    meter: Callable[[Budget], BudgetMeter] = BudgetMeter,
 ) -> EngineLimits | None:
     """The gate for an engine's ``budgets=`` and ``breaker=`` options and its scorers' own budgets
-    (``None`` when there is nothing to limit); a ``ValueError`` says what is wrong."""
+    (``None`` when there is nothing to limit; ``meter`` as for :class:`EngineLimits`); a ``ValueError``
+    says what is wrong."""
     if isinstance(budgets, Budget | Mapping):
         budgets = [budgets]
     if not isinstance(budgets, Sequence) or isinstance(budgets, str):
@@ -246,4 +259,4 @@ def build_gate(
     config = Breaker.of(breaker)
     if not parsed and config is None:
         return None
-    return EngineLimits(parsed, config)
+    return EngineLimits(parsed, config, meter=meter)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from agentevals._engine._config import ScorerEntry
 from agentevals._engine._scoring import FailureLog, finalize, run_failed_record, score_once
 from agentevals._failure import failure_record
+from agentevals._redact import Redactor
 from agentevals._remote._codec import RemoteRun, runs_from_message
 from agentevals._remote._group_write import GroupWriter
 from agentevals._result import ScoreRecord
@@ -57,12 +58,14 @@ class MessageScorer:
         scorer_timeout: float | None = None,
         gate: Gate | None = None,
         max_concurrency: int = 256,
+        redact: Redactor | None = None,
     ) -> None:
         self.entries = entries
         self.writer = writer
         self.scorer_timeout = scorer_timeout
         self.gate = gate
-        self.failures = FailureLog()
+        self.redact = redact  # applied to every record before the sinks, as ScoringEngine(redact=)
+        self.failures = FailureLog(redact)
         self.counts: Counter[str] = Counter()
         self._concurrency = asyncio.Semaphore(max_concurrency)
 
@@ -102,4 +105,4 @@ class MessageScorer:
             timeout = entry.timeout if entry.timeout is not None else self.scorer_timeout
             async with self.gate.slot(entry.scorer) if self.gate is not None else nullcontext():
                 record = await score_once(run, entry.scorer, timeout, self._concurrency, self.failures)
-        return finalize(record, entity, None)
+        return finalize(record, entity, self.redact)

@@ -27,6 +27,7 @@ from agentevals._engine._config import ScorerEntry
 from agentevals._remote._codec import ACTOR, runs_from_message
 from agentevals._remote._group_write import GroupWriter
 from agentevals._remote._score_message import BadMessage, MessageScorer
+from agentevals._remote._worker_limits import load_redactor, worker_gate
 from agentevals._remote._worker_setup import CONFIG_ENV, WorkerConfig, load_scorers, make_broker, open_sinks
 
 logger = logging.getLogger("agentevals.worker")
@@ -45,8 +46,10 @@ class WorkerApp:
         self.config = config
         self.entries = entries if entries is not None else load_scorers(config.scorers)
         self.writer = GroupWriter(sinks if sinks is not None else open_sinks(config.sinks))
+        redact = load_redactor(config.redact)
+        self.gate = worker_gate(config, self.entries, redact)  # budgets, breaker, judge caps
         self.scorer = MessageScorer(
-            self.entries, self.writer, scorer_timeout=config.scorer_timeout, gate=_gate(config)
+            self.entries, self.writer, scorer_timeout=config.scorer_timeout, gate=self.gate, redact=redact
         )
         self.broker = make_broker(config.broker, heartbeat_timeout_ms=config.heartbeat_timeout_ms)
         self.lifecycle = _Lifecycle(self)
@@ -155,7 +158,12 @@ class _Lifecycle(Middleware):
             loop_thread.run_coroutine(self.app.writer.close())
             loop_thread.run_coroutine(_cancel_leftover_tasks())
         counts = dict(self.app.scorer.counts)
-        logger.info("agentevals: worker stopped; %s, dead-lettered=%d", counts, self.dead_lettered)
+        logger.info(
+            "agentevals: worker stopped; %s, dead-lettered=%d; %s",
+            counts,
+            self.dead_lettered,
+            self.app.gate.summary(),
+        )
 
 
 async def _cancel_leftover_tasks() -> None:
@@ -174,15 +182,3 @@ def _run_id(args: Sequence[Any]) -> str:
     except ValueError:
         return "?"
     return runs[0].run.run_id if len(runs) == 1 else f"{runs[0].run.run_id} and {len(runs) - 1} more"
-
-
-def _gate(config: WorkerConfig) -> Any:
-    if config.judge_concurrency is None and not config.model_concurrency:
-        return None
-    from dramatiq.rate_limits.backends import RedisBackend
-
-    from agentevals._remote._judge_gate import JudgeGate
-
-    backend = RedisBackend(url=config.rate_limit_backend)
-    # Keyed by queue: the workers of one queue share the caps (a test's own queue has its own).
-    return JudgeGate(backend, config.judge_concurrency, config.model_concurrency, prefix=f":{config.queue}")

@@ -4,6 +4,7 @@ worker process starts (Dramatiq itself is imported only once they pass)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from agentevals._remote._codec import QUEUE
 from agentevals._remote._worker_setup import WorkerConfig, check_config
@@ -27,15 +28,51 @@ def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
         "--scorer-timeout", type=float, default=60.0, metavar="SECONDS", help="per scorer call (default 60)"
     )
     parser.add_argument(
-        "--judge-concurrency", type=int, metavar="N", help="judged scorer calls at once, across all workers"
+        "--judge-concurrency",
+        type=int,
+        metavar="N",
+        help="judge requests under way at once, across all workers of the queue (needs Redis)",
     )
     parser.add_argument(
-        "--model-concurrency", action="append", default=[], metavar="MODEL=N", help="a cap per judge model"
+        "--model-concurrency",
+        action="append",
+        default=[],
+        metavar="MODEL=N",
+        help="judge requests at once to one model, across all workers (needs Redis); repeatable",
+    )
+    parser.add_argument(
+        "--budget",
+        action="append",
+        default=[],
+        metavar="KIND=AMOUNT/WINDOW[,scorer=KEY]",
+        help="a judge spend limit, e.g. usd=5/day, tokens=200000/hour, calls=1000/day,scorer=faithfulness; "
+        "repeatable. Runs over it get skipped records (skip_reason='budget'). Shared by all workers of "
+        "the queue when they have Redis (a redis:// broker or --rate-limit-backend); otherwise each "
+        "worker process counts its own (N processes may spend N times the budget)",
+    )
+    parser.add_argument(
+        "--limits",
+        metavar="MODULE:ATTR",
+        help="a dict {'budgets': [Budget(...)], 'breaker': Breaker(...) or None}, as ScoringEngine's "
+        "budgets= and breaker= options (added to --budget)",
+    )
+    parser.add_argument(
+        "--no-breaker",
+        dest="breaker",
+        action="store_false",
+        help="turn off the circuit breaker per judge model (on by default, per worker process: open after "
+        "5 consecutive transient failures, runs skipped with skip_reason='judge_unavailable' for 30 s)",
+    )
+    parser.add_argument(
+        "--redact",
+        metavar="MODULE:ATTR",
+        help="a redactor applied to every record before the sinks, e.g. mask([EMAIL]) from "
+        "agentevals.redaction (as ScoringEngine(redact=...))",
     )
     parser.add_argument(
         "--rate-limit-backend",
         metavar="REDIS_URL",
-        help="Redis shared by the caps (default: a redis:// broker)",
+        help="Redis shared by the judge caps and budgets (default: a redis:// broker)",
     )
     parser.add_argument(
         "--heartbeat-timeout",
@@ -51,6 +88,13 @@ def run_worker(args: argparse.Namespace) -> int:
     for name in ("processes", "threads"):
         _positive(getattr(args, name), f"--{name}")
     check_config(config)
+    if args.processes > 1 and config.rate_limit_backend is None and (config.budgets or config.limits):
+        print(
+            f"agentevals worker: budgets are counted per worker process (no Redis): {args.processes} "
+            "processes may together spend up to that many times each budget; give --rate-limit-backend "
+            "redis://host:6379/0 to share them",
+            file=sys.stderr,
+        )
     from agentevals._remote._worker import run_workers  # imports Dramatiq
 
     return run_workers(config, processes=args.processes, threads=args.threads)
@@ -68,13 +112,13 @@ def worker_config(args: argparse.Namespace) -> WorkerConfig:
     if args.judge_concurrency is not None:
         _positive(args.judge_concurrency, "--judge-concurrency")
     backend = args.rate_limit_backend
-    if backend is None and (args.judge_concurrency is not None or models):
-        if not args.broker.startswith(("redis://", "rediss://")):
-            raise ValueError(
-                "--judge-concurrency and --model-concurrency need a Redis every worker shares: add "
-                "--rate-limit-backend redis://host:6379/0"
-            )
+    if backend is None and args.broker.startswith(("redis://", "rediss://")):
         backend = args.broker
+    if backend is None and (args.judge_concurrency is not None or models):
+        raise ValueError(
+            "--judge-concurrency and --model-concurrency need a Redis every worker shares: add "
+            "--rate-limit-backend redis://host:6379/0"
+        )
     if args.max_retries < 0:
         raise ValueError(f"--max-retries must be >= 0, got {args.max_retries}")
     if not 0 < args.min_backoff <= args.max_backoff:
@@ -98,6 +142,10 @@ def worker_config(args: argparse.Namespace) -> WorkerConfig:
         model_concurrency=models,
         rate_limit_backend=backend,
         heartbeat_timeout_ms=None if args.heartbeat_timeout is None else round(args.heartbeat_timeout * 1000),
+        budgets=tuple(args.budget),
+        limits=args.limits,
+        breaker=args.breaker,
+        redact=args.redact,
     )
 
 

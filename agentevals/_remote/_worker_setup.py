@@ -27,7 +27,9 @@ CONFIG_ENV = "AGENTEVALS_WORKER_CONFIG"
 @dataclass(frozen=True)
 class WorkerConfig:
     """What ``agentevals worker`` was told: the broker, the scorer collection (``module:attribute``),
-    the sinks (SQLite paths or ``postgresql://`` URLs), the queue, retries and the judge caps."""
+    the sinks (SQLite paths or ``postgresql://`` URLs), the queue, retries, the judge caps, the budgets
+    (``--budget`` texts), the ``--limits`` and ``--redact`` objects (``module:attribute``) and whether
+    the circuit breaker is on."""
 
     broker: str
     scorers: str
@@ -41,6 +43,10 @@ class WorkerConfig:
     model_concurrency: dict[str, int] = field(default_factory=dict)
     rate_limit_backend: str | None = None
     heartbeat_timeout_ms: int | None = None
+    budgets: tuple[str, ...] = ()
+    limits: str | None = None
+    breaker: bool = True
+    redact: str | None = None
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))
@@ -49,29 +55,35 @@ class WorkerConfig:
     def from_env(cls, text: str) -> WorkerConfig:
         data = json.loads(text)
         data["sinks"] = tuple(data["sinks"])
+        data["budgets"] = tuple(data["budgets"])
         return cls(**data)
 
 
-def load_scorers(spec: str) -> dict[str, ScorerEntry]:
-    """The scorer collection ``module:attribute`` names (a mapping, a list or one scorer: what a
-    ``ScoringEngine`` takes), keyed as the engine keys them. The current directory is importable, as
-    for ``python -m``."""
+def import_attribute(spec: str, option: str) -> Any:
+    """The object ``module:attribute`` names (for ``option``, in error messages). The current directory
+    is importable, as for ``python -m``."""
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise ValueError(f"--scorers takes module:attribute (e.g. my_app.scoring:SCORERS), got {spec!r}")
+        raise ValueError(f"{option} takes module:attribute (e.g. my_app.scoring:SCORERS), got {spec!r}")
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except Exception as err:
         raise ValueError(
-            f"--scorers {spec}: cannot import {module_name!r} ({type(err).__name__}: {err}); run the worker "
+            f"{option} {spec}: cannot import {module_name!r} ({type(err).__name__}: {err}); run the worker "
             "where that module is importable (its directory, or PYTHONPATH)"
         ) from err
     try:
-        collection = getattr(module, attribute)
+        return getattr(module, attribute)
     except AttributeError:
-        raise ValueError(f"--scorers {spec}: module {module_name!r} has no attribute {attribute!r}") from None
+        raise ValueError(f"{option} {spec}: module {module_name!r} has no attribute {attribute!r}") from None
+
+
+def load_scorers(spec: str) -> dict[str, ScorerEntry]:
+    """The scorer collection ``module:attribute`` names (a mapping, a list or one scorer: what a
+    ``ScoringEngine`` takes), keyed as the engine keys them."""
+    collection = import_attribute(spec, "--scorers")
     try:
         return normalize_scorers(collection)
     except (TypeError, ValueError) as err:
@@ -150,7 +162,11 @@ def check_config(config: WorkerConfig) -> None:
             f'agentevals worker needs Dramatiq ({err}): pip install "agentevals-core[workers]"'
         ) from err
     check_broker_url(config.broker)
-    load_scorers(config.scorers)
+    entries = load_scorers(config.scorers)
+    from agentevals._remote._worker_limits import engine_limits, load_redactor
+
+    engine_limits(config, entries, shared=False)
+    load_redactor(config.redact)
     ping_broker(config.broker)
     if config.rate_limit_backend is not None:
         if not config.rate_limit_backend.startswith(("redis://", "rediss://", "unix://")):

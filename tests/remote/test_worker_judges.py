@@ -28,9 +28,10 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 from agentevals._engine._config import normalize_scorers
 from agentevals._remote._codec import run_message
 from agentevals._remote._group_write import GroupWriter
-from agentevals._remote._judge_gate import JudgeGate
+from agentevals._remote._judge_gate import JudgeCaps
 from agentevals._remote._score_message import MessageScorer
 from agentevals._remote._worker import WorkerApp
+from agentevals._remote._worker_gate import WorkerGate
 from agentevals._remote._worker_setup import WorkerConfig
 from agentevals.sinks import SQLiteSink
 from agentevals.testing import FakeJudgeServer
@@ -96,13 +97,12 @@ def test_the_judge_cap_holds_across_worker_processes(redis_url: str, queue: str,
 async def test_a_per_model_cap_holds_without_a_global_one(redis_url: str, tmp_path: Path) -> None:  # noqa: F811
     responder = _InFlight(latency=0.05)
     with FakeJudgeServer(responder=responder) as server:
-        gate = JudgeGate(
+        caps = JudgeCaps(
             RedisBackend(url=redis_url), None, {"openai/gpt-4o-mini": 2}, prefix=f":{uuid.uuid4().hex}"
         )
+        entries = normalize_scorers([judged_scorer(fake_judge(server.url))])
         scorer = MessageScorer(
-            normalize_scorers([judged_scorer(fake_judge(server.url))]),
-            GroupWriter([SQLiteSink(tmp_path / "scores.db")]),
-            gate=gate,
+            entries, GroupWriter([SQLiteSink(tmp_path / "scores.db")]), gate=WorkerGate(entries, caps=caps)
         )
         payloads = [run_message(run, ["verdict"], entity="bot") for run in make_runs(12)]
         records = [r for rs in await asyncio.gather(*(scorer.handle(p) for p in payloads)) for r in rs]
