@@ -68,6 +68,8 @@ class _ScoreRecord(BaseModel):
     analyze_prompt: str | None = None
     generate_score_prompt: str | None = None
     generate_reason_prompt: str | None = None
+    #: Each judged step's reply text as received (secrets masked; very long replies cut with a marker).
+    judge_replies: dict[str, str] = Field(default_factory=dict)
     step_durations_ms: dict[str, float] = Field(default_factory=dict)
     duration_ms: float = 0.0
     judge_calls: list[JudgeCall] = Field(default_factory=list)

@@ -35,13 +35,14 @@ ScorerType = Literal["agent", "trajectory"]
 class _Execution:
     """Mutable state of one ``Scorer.run`` call (never stored on the scorer)."""
 
-    __slots__ = ("durations", "judge_calls", "prompts", "reason", "results", "score")
+    __slots__ = ("durations", "judge_calls", "prompts", "reason", "replies", "results", "score")
 
     def __init__(self) -> None:
         self.results = _NO_RESULTS
         self.score: float | None = None
         self.reason: str | None = None
         self.prompts: dict[str, str] = {}
+        self.replies: dict[str, str] = {}  # each judged step's reply text, as stored
         self.durations: dict[str, float] = {}
         self.judge_calls: list[JudgeCall] = []
 
@@ -289,6 +290,7 @@ class Scorer:
             analyze_step_result=results.analyze_step_result,
             generate_score_step_result=results.generate_score_step_result,
             **{f"{name}_prompt": prompt for name, prompt in execution.prompts.items()},
+            judge_replies=execution.replies,
             step_durations_ms=execution.durations,
             duration_ms=(time.perf_counter() - started) * 1000,
             judge_calls=execution.judge_calls,
@@ -332,6 +334,7 @@ class Scorer:
             schema = ScoreOutput
         reply = await judge.complete(prompt, schema=schema, step=step.name)
         execution.judge_calls.append(reply.call)
+        execution.replies[step.name] = reply.stored_text
         if step.name != "generate_score":
             return reply.value
         execution.results = replace(execution.results, generate_score_step_result=reply.value)

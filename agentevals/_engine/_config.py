@@ -7,12 +7,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agentevals._evals._config import Threshold
 from agentevals._limits._budget import Budget
 from agentevals._sampling import Sampling
 from agentevals._scorer import Scorer
 from agentevals.sinks._retry import RetryPolicy
 
-_ENTRY_KEYS = frozenset({"scorer", "sampling", "timeout", "max_concurrency", "score_errors", "budget"})
+_ENTRY_KEYS = frozenset(
+    {"scorer", "sampling", "timeout", "max_concurrency", "score_errors", "budget", "threshold"}
+)
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,9 @@ class ScorerEntry:
     by default such a run gets a skipped record (``skip_reason="run_failed"``) from this scorer.
     ``budget``: a :class:`~agentevals.engine.Budget` (or a dict of its fields) on this scorer's judge
     spend, e.g. ``{"calls": 50, "per": "hour"}``.
+    ``threshold``: the score a run must reach to pass, a number (the minimum) or ``{"min": .., "max":
+    ..}`` as in ``run_evals``; it changes no scoring: SQL sinks store it (``agentevals_scorers``) when
+    the engine starts, for ``agentevals report`` and ``agentevals view`` to judge pass rates by.
 
     >>> from agentevals import create_scorer
     >>> s = create_scorer(id="len").generate_score(lambda run, **_: float(len(run.output_text) < 50))
@@ -39,6 +45,7 @@ class ScorerEntry:
     max_concurrency: int | None = None
     score_errors: bool = False
     budget: Budget | None = None
+    threshold: Threshold | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.scorer, Scorer):
@@ -60,6 +67,8 @@ class ScorerEntry:
             raise ValueError(f"score_errors must be True or False, got {self.score_errors!r}")
         if self.budget is not None:
             object.__setattr__(self, "budget", Budget.of(self.budget))
+        if self.threshold is not None:
+            object.__setattr__(self, "threshold", Threshold.of(self.threshold, name="threshold"))
 
 
 def normalize_scorers(scorers: Any) -> dict[str, ScorerEntry]:

@@ -27,6 +27,7 @@ from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._retry import DeadLetter
 
 if TYPE_CHECKING:
+    from agentevals._engine._drops import DropLedger
     from agentevals._engine._run_keeper import RunKeeper
     from agentevals._remote._forwarder import Forwarder
 
@@ -70,6 +71,7 @@ class EngineControl:
     _worker: InlineWorker | None
     _forwarder: Forwarder | None  # with broker=: publishes the accepted runs instead of scoring them
     _keeper: RunKeeper | None  # with a store_runs="all" sink: stores the runs no scorer sampled
+    _drops: DropLedger | None  # with a sink that stores drop counts
     dead_letter: DeadLetter
     exit_timeout: float
 
@@ -81,6 +83,20 @@ class EngineControl:
     def _on_dead_letter(self, dead_lettered: int, lost: int) -> None:
         self._done["dead_lettered"] += dead_lettered
         self._done["lost"] += lost
+
+    def _publish_drops(self) -> None:
+        """Hand the drops counted so far to the sink workers (on the loop). The lock is waited for a
+        moment only: a SIGTERM handler's shutdown may run while its own thread holds it in ``submit``."""
+        if self._drops is None:
+            return
+        locked = self._lock.acquire(timeout=0.5)
+        try:
+            drops = self._drops.take()
+        finally:
+            if locked:
+                self._lock.release()
+        for worker in self._workers:
+            worker.add_drops(drops)
 
     def _is_idle(self) -> bool:
         if self._forwarder is not None and not self._forwarder.idle:
@@ -99,6 +115,7 @@ class EngineControl:
         deadline = time.monotonic() + timeout
         if self._keeper is not None:
             await self._keeper.drain()
+        self._publish_drops()
         self._flushing += 1
         self._rush.set()
         for worker in self._workers:
@@ -176,6 +193,7 @@ class EngineControl:
         if self._worker is not None:
             self._worker.close()
         self._abandon_queued()
+        self._publish_drops()  # those offered since the flush too
         if self._forwarder is not None:  # runs held in memory are abandoned; spooled ones stay there
             grace = max(_CLOSE_GRACE, deadline - time.monotonic())
             self._done["abandoned"] += await asyncio.to_thread(self._forwarder.close, grace)
@@ -185,6 +203,8 @@ class EngineControl:
                 await worker.spill(leftover, RuntimeError("engine shut down before the sink took these"))
             try:
                 async with asyncio.timeout(max(_CLOSE_GRACE, deadline - time.monotonic())):
+                    if worker.scorers or worker.drops:
+                        await worker.write_extras()
                     await worker.sink.close()
             except BaseException as err:
                 logger.warning(

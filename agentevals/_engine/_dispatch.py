@@ -23,6 +23,7 @@ from agentevals._limits._scope import active_limits
 from agentevals._redact import set_active_redactor
 from agentevals._result import ScoreRecord
 from agentevals._run import Run
+from agentevals.sinks._catalog_tables import ScorerInfo
 
 
 class _RunState:
@@ -58,6 +59,10 @@ class EngineDispatch(EngineControl):
 
     def _start(self) -> None:
         set_active_redactor(self.redact)  # judge retry logs in this engine's scoring tasks go through it
+        if any(w.stores_scorers for w in self._workers):
+            scorers = scorer_infos(self._entries)
+            for worker in self._workers:
+                worker.add_scorers(scorers)
         self._service = [self._loop.create_task(self._dispatch(), name="agentevals-dispatch")]
         self._service += [
             self._loop.create_task(w.run(), name=f"agentevals-sink-{w.name}") for w in self._workers
@@ -77,6 +82,7 @@ class EngineDispatch(EngineControl):
             self._wake_pending = False
             try:
                 await self._drain()
+                self._publish_drops()  # runs drop only while the queue is full: this round's
             except Exception:  # a bug of ours: keep scoring later runs; stats().unbalanced() shows the gap
                 logger.exception("agentevals: the scoring loop failed; it goes on with the next runs")
 
@@ -313,6 +319,21 @@ class EngineDispatch(EngineControl):
         if unstarted:
             self._pending_pairs -= unstarted
             state.left -= unstarted
+
+
+def scorer_infos(entries: dict[str, ScorerEntry]) -> list[ScorerInfo]:
+    """The attached scorers as a store's scorers table keeps them (``source="live"``)."""
+    return [
+        ScorerInfo(
+            scorer_id=key,
+            scorer_name=entry.scorer.name,
+            scorer_version=entry.scorer.version,
+            source="live",
+            threshold_min=None if entry.threshold is None else entry.threshold.min,
+            threshold_max=None if entry.threshold is None else entry.threshold.max,
+        )
+        for key, entry in entries.items()
+    ]
 
 
 async def _put_all(workers: list[SinkWorker], record: ScoreRecord) -> None:

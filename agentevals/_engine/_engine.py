@@ -16,6 +16,7 @@ from agentevals._engine._checks import check_scorers, check_sinks, default_sink
 from agentevals._engine._config import ScorerEntry, check_options, normalize_scorers
 from agentevals._engine._deferred import DeferredRun
 from agentevals._engine._dispatch import EngineDispatch
+from agentevals._engine._drops import DropLedger
 from agentevals._engine._run_keeper import RunKeeper
 from agentevals._engine._scoring import FailureLog, Redactor
 from agentevals._engine._signals import install_sigterm_flush
@@ -97,6 +98,13 @@ class ScoringEngine(EngineDispatch):
       only once the broker confirmed them (a restarted process on the same spool sends what a killed
       one left). ``stats()`` counts ``published``, ``spooled``, ``recovered``, ``dropped_unsent`` and
       ``forwarding`` (waiting); ``flush()`` waits for the publish. Needs ``agentevals-core[workers]``.
+      The agent then has no store: its dropped runs are counted in ``stats()`` only.
+    - Stored with the records: a scorer entry's ``threshold`` (``{"scorer": s, "threshold": 0.7}``, or
+      ``{"min": .., "max": ..}``) and every scorer's name and version go to the sinks that keep them (the
+      SQL sinks' ``agentevals_scorers`` table) when the engine starts; the runs it drops (queue full,
+      evicted, offered after shutdown) are counted per hour, entity and sampled scorer and written to
+      their ``agentevals_drops`` table after each scoring round, at every flush and at shutdown, so
+      ``agentevals report`` and ``agentevals view`` can show pass rates and coverage.
 
     ``shutdown()`` runs at interpreter exit, so a normal exit loses nothing that was accepted.
 
@@ -255,6 +263,8 @@ class ScoringEngine(EngineDispatch):
             for i, (sink, name) in enumerate(zip(self.sinks, names, strict=True))
         ]
         # Sinks made with store_runs="all" also store the runs no scorer sampled.
+        # Counts of dropped runs, for the sinks that store them (counted on the drop paths only).
+        self._drops = DropLedger() if any(w.stores_drops for w in self._workers) else None
         self._keeper = RunKeeper.create(
             self.sinks, self._loop, entity=entity, redact=redact, batch_size=batch_size, linger=linger,
             max_buffer=sink_buffer,
@@ -367,6 +377,8 @@ class ScoringEngine(EngineDispatch):
             counts["submitted"] += 1
             if self._closed:
                 counts["dropped_shutdown"] += 1
+                if self._drops is not None:
+                    self._drops.count("shutdown", self._entity_of(run), tuple(e.scorer.id for e in chosen))
                 return False
             if hits:
                 for slot in hits:
@@ -379,10 +391,18 @@ class ScoringEngine(EngineDispatch):
             if len(self._queue) >= self.queue_size:
                 if self.overflow == "drop_newest":
                     counts["dropped_overflow"] += 1
+                    if self._drops is not None:
+                        self._drops.count(
+                            "overflow", self._entity_of(run), tuple(e.scorer.id for e in chosen)
+                        )
                     return False
                 try:
-                    self._queue.popleft()
+                    evicted, evicted_for, _ = self._queue.popleft()
                     counts["dropped_evicted"] += 1
+                    if self._drops is not None:
+                        self._drops.count(
+                            "evicted", self._entity_of(evicted), tuple(e.scorer.id for e in evicted_for)
+                        )
                 except IndexError:  # the engine took them all meanwhile
                     pass
             for entry in chosen:
@@ -399,6 +419,10 @@ class ScoringEngine(EngineDispatch):
         if rush:
             self._loop.call_soon_threadsafe(self._rush.set)
         return True
+
+    def _entity_of(self, run: Run | DeferredRun) -> str | None:
+        """The entity a dropped run is counted under (a deferred run's is not known: the engine's)."""
+        return (run.entity if isinstance(run, Run) else None) or self.entity
 
     def _coerce(self, run: Any) -> Run | None:
         try:

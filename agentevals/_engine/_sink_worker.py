@@ -8,7 +8,9 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
+from agentevals._engine._drops import merge
 from agentevals._result import ScoreRecord
+from agentevals.sinks._catalog_tables import DropCount, ScorerInfo
 from agentevals.sinks._errors import PartialWriteError, is_permanent, really_cancelled
 from agentevals.sinks._protocol import Sink, sink_name
 from agentevals.sinks._retry import DeadLetter, RetryPolicy, write_once
@@ -24,6 +26,10 @@ class SinkWorker:
     (``on_dead_letter(dead_lettered, lost)``). ``unsettled`` is the batch being written, minus what is
     already counted: if the writer is cancelled (a shutdown out of time), it goes back to the buffer,
     which the shutdown dead-letters.
+
+    ``scorers`` and ``drops`` wait to be written beside the batches, for a sink that stores them
+    (``write_scorers``: the engine's scorers and thresholds when it starts; ``write_drops``: counts of
+    dropped runs, see ``_drops``); other sinks never get any.
     """
 
     def __init__(
@@ -54,6 +60,11 @@ class SinkWorker:
         self.unsettled: list[ScoreRecord] = []
         self.written = 0
         self.urgent = 0
+        self.scorers: list[ScorerInfo] = []
+        self.drops: list[DropCount] = []
+        self.extras_pending = False  # scorers or drops being written
+        self.stores_scorers = callable(getattr(sink, "write_scorers", None))
+        self.stores_drops = callable(getattr(sink, "write_drops", None))
         self._has_data = asyncio.Event()
         self._full = asyncio.Event()
         self._space = asyncio.Event()
@@ -61,7 +72,53 @@ class SinkWorker:
 
     @property
     def idle(self) -> bool:
-        return not self.buffer and not self.unsettled
+        return not (self.buffer or self.unsettled or self.scorers or self.drops or self.extras_pending)
+
+    def add_scorers(self, scorers: list[ScorerInfo]) -> None:
+        """Write ``scorers`` with the next batch (or alone, after ``linger``)."""
+        if self.stores_scorers and scorers:
+            self.scorers = scorers
+            self._has_data.set()
+
+    def add_drops(self, drops: list[DropCount]) -> None:
+        """Write these drop counts with the next batch (or alone, after ``linger``)."""
+        if self.stores_drops and drops:
+            self.drops = merge([*self.drops, *drops]) if self.drops else drops
+            self._has_data.set()
+
+    async def write_extras(self) -> None:
+        """Write the waiting scorers and drop counts, retried as a batch is; what still fails is
+        logged and given up (the engine's ``stats()`` keeps the drops). Never raises (but cancellation)."""
+        self.extras_pending = True
+        try:
+            for attempt in range(1, self.retry.attempts + 1):
+                scorers, self.scorers = self.scorers, []
+                drops, self.drops = self.drops, []
+                try:
+                    if scorers:
+                        await asyncio.wait_for(self.sink.write_scorers(scorers), self.retry.timeout)  # type: ignore[attr-defined]
+                        scorers = []
+                    if drops:
+                        await asyncio.wait_for(self.sink.write_drops(drops), self.retry.timeout)  # type: ignore[attr-defined]
+                    return
+                except BaseException as err:
+                    # Back for the next attempt, with whatever came meanwhile.
+                    self.scorers = self.scorers or scorers
+                    self.drops = merge([*drops, *self.drops])
+                    if really_cancelled(err):
+                        raise
+                    self.on_error(err)
+                    if is_permanent(err) or attempt == self.retry.attempts:
+                        logger.error(
+                            "agentevals: sink %s could not store %d scorer(s) and %d drop count(s) (%s: %s); "
+                            "the engine's stats() still counts the drops",
+                            self.name, len(self.scorers), len(self.drops), type(err).__name__, err,
+                        )  # fmt: skip
+                        self.scorers, self.drops = [], []
+                        return
+                    await asyncio.sleep(self.retry.backoff(attempt))
+        finally:
+            self.extras_pending = False
 
     @property
     def pending(self) -> int:
@@ -124,6 +181,9 @@ class SinkWorker:
                     self.unsettled = []  # settled: keep no record alive while waiting for the next batch
                     del batch
                     self.on_written()
+            if self.scorers or self.drops:
+                await self.write_extras()
+                self.on_written()
 
     async def deliver(self, batch: list[ScoreRecord]) -> None:
         """Write with retries; dead-letter what still fails; never raises (except cancellation).

@@ -22,6 +22,7 @@ from agentevals._failure import error_record, failure_record
 from agentevals._result import ScoreRecord, utc_now
 from agentevals._run import Run, new_run_id
 from agentevals._sync import background_loop, run_soon
+from agentevals.sinks._catalog_tables import ScorerInfo
 
 logger = logging.getLogger("agentevals.evals")
 
@@ -56,7 +57,9 @@ async def arun_evals(
     ``create_agent`` agent, a LangGraph graph, or a sync/async callable taking the item's input.
     ``thresholds`` maps scorer ids to a minimum (or ``{"min": .., "max": ..}``); ``gates`` are scorers
     that must score 1.0 on every item. Every record also goes to ``sinks`` (``source="eval"``); the
-    sinks are not closed. ``on_item_complete(item=, target_result=, scorer_results=)`` may be async.
+    sinks are not closed. Sinks that keep scorers (the SQL sinks' ``agentevals_scorers`` table) first
+    get each scorer's name, version and threshold, under this evaluation's id.
+    ``on_item_complete(item=, target_result=, scorer_results=)`` may be async.
     Setting ``stop`` (an ``asyncio.Event`` of the running loop) ends the run early: items under way are
     cancelled and the result covers the items done, with ``interrupted=True``.
 
@@ -75,6 +78,7 @@ async def arun_evals(
     plan = build_plan(scorers, thresholds, gates)
     check_target(target)
     runner = _Runner(plan, target, _as_sinks(sinks), on_item_complete)
+    await runner.store_scorers()
     # Sync targets run in threads: a pool as large as `concurrency`, so that items really overlap.
     executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="agentevals-target")
     runner.executor = executor
@@ -208,6 +212,32 @@ class _Runner:
         self.sink_errors = 0
         self.executor: Executor | None = None
         self.eval_id = new_run_id()  # tags every record of this evaluation (eval_id, metadata["eval_id"])
+
+    async def store_scorers(self) -> None:
+        """Give the sinks that keep scorers each scorer of the plan, with its threshold (a failure is
+        counted in ``sink_errors`` and logged, as a failed record write is)."""
+        scorers = [
+            ScorerInfo(
+                scorer_id=spec.scorer.id,
+                scorer_name=spec.scorer.name,
+                scorer_version=spec.scorer.version,
+                source="eval",
+                eval_id=self.eval_id,
+                step=spec.step,
+                threshold_min=None if spec.threshold is None else spec.threshold.min,
+                threshold_max=None if spec.threshold is None else spec.threshold.max,
+            )
+            for spec in self.plan.specs
+        ]
+        for sink in self.sinks:
+            write = getattr(sink, "write_scorers", None)
+            if not callable(write):
+                continue
+            try:
+                await write(scorers)
+            except Exception:  # a broken sink must not stop the evaluation
+                self.sink_errors += 1
+                logger.warning("agentevals: sink %r failed to store the scorers", sink, exc_info=True)
 
     async def evaluate(self, item: EvalItem, repeat: int) -> ItemResult:
         run_id = new_run_id()

@@ -27,14 +27,30 @@ from agentevals._judge._secrets import active_secrets, conceal, mask_exception, 
 from agentevals._limits._scope import Ticket, active_limits
 from agentevals._result import JudgeCall
 
+#: Characters of a judge's reply a score record keeps (``judge_replies``); the rest is cut with a marker.
+REPLY_LIMIT = 20_000
+
 
 @dataclass(frozen=True)
 class JudgeReply:
-    """What a judge call returned: the validated value (a model instance, or text) and its record."""
+    """What a judge call returned: the validated value (a model instance, or text) and its record;
+    ``text`` is the reply as received (the judge's credentials masked).
+
+    >>> reply = JudgeReply(value=None, text="x" * 20_005, call=JudgeCall(step="analyze", model="m"))
+    >>> reply.stored_text[-35:]
+    'x[... 5 more characters not stored]'
+    """
 
     value: Any
     text: str
     call: JudgeCall
+
+    @property
+    def stored_text(self) -> str:
+        """``text`` as a record keeps it: at most :data:`REPLY_LIMIT` characters, then a marker."""
+        if len(self.text) <= REPLY_LIMIT:
+            return self.text
+        return f"{self.text[:REPLY_LIMIT]}[... {len(self.text) - REPLY_LIMIT} more characters not stored]"
 
 
 @dataclass(frozen=True, eq=False)

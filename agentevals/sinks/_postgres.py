@@ -7,8 +7,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentevals._result import ScoreRecord
+from agentevals._result import ScoreRecord, utc_now
 from agentevals._sync import run_sync
+from agentevals.sinks._catalog_tables import DropCount, ScorerInfo, add_drops_sql, upsert_scorers_sql
 from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._postgres_schema import create_sql, ensure_schema
 from agentevals.sinks._retry import is_number
@@ -176,6 +177,32 @@ class PostgresSink:
             await self._insert_json(
                 conn, self._insert_runs, [run_row_json(r) for r in first_per_run(records)]
             )
+        except Exception as err:
+            await self._drop_connection()
+            problem = config_error(err, "use the table")
+            if problem.transient:
+                raise
+            raise problem from err
+
+    async def write_scorers(self, scorers: Sequence[ScorerInfo]) -> None:
+        """Store each scorer's name, version and pass threshold in the scorers table (a
+        ``ScoringEngine`` and ``run_evals`` call it when they start; see ``_catalog_tables``)."""
+        now = utc_now()
+        await self._execute_many(upsert_scorers_sql(tables(self.table), "%s"), [s.row(now) for s in scorers])
+
+    async def write_drops(self, drops: Sequence[DropCount]) -> None:
+        """Add counts of runs a ``ScoringEngine`` dropped to the drops table (one upsert per key)."""
+        await self._execute_many(add_drops_sql(tables(self.table), "%s"), [d.row() for d in drops])
+
+    async def _execute_many(self, statement: str, rows: list[tuple[Any, ...]]) -> None:
+        """``statement`` once per row, in one transaction (rows sorted: concurrent writers lock the
+        same keys in the same order)."""
+        if not rows:
+            return
+        conn = await self._connect()
+        try:
+            async with conn.transaction(), conn.cursor() as cursor:
+                await cursor.executemany(statement, sorted(rows, key=repr))
         except Exception as err:
             await self._drop_connection()
             problem = config_error(err, "use the table")

@@ -1,12 +1,12 @@
 """The PostgreSQL store's schema: the columns of the SQLite store (JSONB, TIMESTAMPTZ), created on first
-use, migrated in place from version 1 or 2, refused when newer (see ``_sqlite_schema`` for the versions)."""
+use, migrated in place from version 1, 2 or 3, refused when newer (``_sqlite_schema`` lists the versions)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from agentevals.sinks import _bins, _rollup
+from agentevals.sinks import _bins, _catalog_tables, _rollup
 from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._row import (
     INDEXES,
@@ -36,7 +36,8 @@ _UNIQUE_ID = (
 
 
 def create_sql(t: Tables) -> str:
-    """The ``CREATE TABLE`` / ``CREATE INDEX`` statements of a version-2 store (idempotent)."""
+    """The ``CREATE TABLE`` / ``CREATE INDEX`` statements of the scores and runs tables and version 4's
+    scorers and drops tables (idempotent; the rollup and histogram are added apart)."""
     scores = ",\n  ".join(
         f"{name} {PG_TYPES[kind]}{' PRIMARY KEY' if name == 'id' else ''}" for name, kind in SCHEMA
     )
@@ -50,6 +51,7 @@ def create_sql(t: Tables) -> str:
             *(f"CREATE INDEX IF NOT EXISTS {t.scores}_{n}_idx ON {t.scores} ({c})" for n, c in INDEXES),
             f"CREATE TABLE IF NOT EXISTS {t.runs} (\n  {runs}\n)",
             *(f"CREATE INDEX IF NOT EXISTS {t.runs}_{n}_idx ON {t.runs} ({c})" for n, c in RUN_INDEXES),
+            *_catalog_tables.create_statements(t, postgres=True),
         ]
     )
 
@@ -85,10 +87,12 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
         await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (t.schema,))
         version = await stored_version(conn, t)
         _refuse_newer(version, where)
-        if version == SCHEMA_VERSION and await _columns(conn, t.rollup):
+        if version is not None and version >= 3 and await _columns(conn, t.rollup):
             if not await _columns(conn, t.bins):  # a version-3 store written before the histogram
                 await conn.execute(create_sql(t))
                 await add_bins(conn, t)
+            await add_v4(conn, t)
+            await _record_version(conn, t)
             return
         old = await _columns(conn, t.scores)
         if old and "outcome" not in old:
@@ -102,10 +106,23 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
             await conn.execute(create_sql(t))
         await add_rollup(conn, t)
         await add_bins(conn, t)
-        await conn.execute(
-            f"INSERT INTO {t.schema} (version, applied_at) VALUES (%s, now()) ON CONFLICT DO NOTHING",
-            (SCHEMA_VERSION,),
-        )
+        await add_v4(conn, t)
+        await _record_version(conn, t)
+
+
+async def _record_version(conn: Any, t: Tables) -> None:
+    await conn.execute(
+        f"INSERT INTO {t.schema} (version, applied_at) VALUES (%s, now()) ON CONFLICT DO NOTHING",
+        (SCHEMA_VERSION,),
+    )
+
+
+async def add_v4(conn: Any, t: Tables) -> None:
+    """Version 4's additions inside the caller's transaction: the scores' ``judge_replies`` column (no
+    rewrite: a nullable column without a default) and the scorers and drops tables."""
+    await conn.execute(f"ALTER TABLE {t.scores} ADD COLUMN IF NOT EXISTS judge_replies JSONB")
+    for statement in _catalog_tables.create_statements(t, postgres=True):
+        await conn.execute(statement)
 
 
 async def add_rollup(conn: Any, t: Tables) -> None:

@@ -21,8 +21,10 @@ from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult
 TABLE = "agentevals_scores"
 #: The layout this library writes (``agentevals_schema`` holds it): 1 was one table, each score row
 #: with its run's input and output; 2 is one row per run (``agentevals_runs``) and scores that point
-#: at it; 3 adds ``agentevals_rollup``, per-hour aggregates the database keeps with triggers.
-SCHEMA_VERSION = 3
+#: at it; 3 adds ``agentevals_rollup``, per-hour aggregates the database keeps with triggers; 4 adds
+#: the scores' ``judge_replies`` column, ``agentevals_scorers`` (each scorer's pass threshold) and
+#: ``agentevals_drops`` (runs the engine dropped, per hour, entity and scorer).
+SCHEMA_VERSION = 4
 
 #: ``agentevals_scores``: (column, kind) in table order; kind is "text", "json", "real", "integer",
 #: "timestamp" (never null) or "timestamp_null".
@@ -47,6 +49,7 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("analyze_prompt", "text"),
     ("generate_score_prompt", "text"),
     ("generate_reason_prompt", "text"),
+    ("judge_replies", "json"),
     ("judge_model", "text"),
     ("prompt_tokens", "integer"),
     ("completion_tokens", "integer"),
@@ -128,6 +131,16 @@ class Tables:
     def bins(self) -> str:
         """The per-hour score histogram (``agentevals_bins``, see ``_bins``)."""
         return f"{self.runs[: -len('_runs')]}_bins"
+
+    @property
+    def scorers(self) -> str:
+        """Each scorer's name, version and pass threshold (``agentevals_scorers``, see ``_catalog``)."""
+        return f"{self.runs[: -len('_runs')]}_scorers"
+
+    @property
+    def drops(self) -> str:
+        """Runs the engine dropped, per hour, entity, scorer and reason (``agentevals_drops``)."""
+        return f"{self.runs[: -len('_runs')]}_drops"
 
 
 def tables(table: str) -> Tables:
@@ -289,6 +302,7 @@ def row_values(
         f["analyze_prompt"],
         f["generate_score_prompt"],
         f["generate_reason_prompt"],
+        encode(f["judge_replies"] or None),
         *judge_usage(f["judge_calls"]),
         finite(f["duration_ms"]),
         *error,

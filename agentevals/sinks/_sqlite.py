@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from agentevals._result import ScoreRecord
+from agentevals._result import ScoreRecord, utc_now
+from agentevals.sinks._catalog_tables import DropCount, ScorerInfo, add_drops_sql, upsert_scorers_sql
 from agentevals.sinks._errors import SinkConfigError, is_permanent
 from agentevals.sinks._row import (
     COLUMNS,
@@ -24,6 +25,7 @@ from agentevals.sinks._row import (
     run_sql_row,
     sql_row,
     tables,
+    utc_text,
 )
 from agentevals.sinks._sqlite_schema import ensure_schema
 from agentevals.sinks._thread import Handoff, WorkerThread
@@ -281,10 +283,28 @@ class SQLiteSink:
         await self._worker.run(lambda: self._write_runs(runs))
 
     def _write_runs(self, runs: Sequence[ScoreRecord]) -> None:
+        self._transaction(lambda conn: self._bind(conn, runs, self._runs)())
+
+    async def write_scorers(self, scorers: Sequence[ScorerInfo]) -> None:
+        """Store each scorer's name, version and pass threshold in the scorers table (a
+        ``ScoringEngine`` and ``run_evals`` call it when they start; see ``_catalog_tables``)."""
+        now = utc_text(utc_now())
+        rows = [info.row(now) for info in scorers]
+        statement = upsert_scorers_sql(tables(self.table), "?")
+        await self._worker.run(lambda: self._transaction(lambda c: c.executemany(statement, rows)))
+
+    async def write_drops(self, drops: Sequence[DropCount]) -> None:
+        """Add counts of runs a ``ScoringEngine`` dropped to the drops table (one upsert per key)."""
+        rows = [drop.row() for drop in drops]
+        statement = add_drops_sql(tables(self.table), "?")
+        await self._worker.run(lambda: self._transaction(lambda c: c.executemany(statement, rows)))
+
+    def _transaction(self, work: Callable[[sqlite3.Connection], object]) -> None:
+        """``work(conn)`` in one transaction (on the sink's thread)."""
         conn = self._connect()
         conn.execute("BEGIN")
         try:
-            self._bind(conn, runs, self._runs)()
+            work(conn)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")

@@ -3,7 +3,9 @@
 Version 1 was one table (``agentevals_scores``) whose rows each held their run's input and output.
 Version 2 keeps one row per run in ``agentevals_runs`` and one per (run, scorer) in ``agentevals_scores``
 (outcome, skip reason and eval id as columns); ``agentevals_schema`` records the version. Version 3 adds
-``agentevals_rollup`` (see ``_rollup``), filled from the stored scores when a store is migrated.
+``agentevals_rollup`` (see ``_rollup``), filled from the stored scores when a store is migrated. Version 4
+adds the scores' ``judge_replies`` column (``NULL`` in rows written before) and the scorers and drops tables
+(see ``_catalog_tables``), empty when a store is migrated.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from agentevals.sinks import _bins, _rollup
+from agentevals.sinks import _bins, _catalog_tables, _rollup
 from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._row import (
     INDEXES,
@@ -41,8 +43,8 @@ _FIRST_PER_ID = "ROW_NUMBER() OVER (PARTITION BY id ORDER BY rowid) AS agenteval
 
 
 def create_statements(t: Tables) -> list[str]:
-    """``CREATE TABLE`` / ``CREATE INDEX`` statements of a version-2 store (idempotent; the rollup of
-    version 3 is :func:`add_rollup`'s).
+    """``CREATE TABLE`` / ``CREATE INDEX`` statements of the scores and runs tables and version 4's
+    scorers and drops tables (idempotent; the rollup of version 3 is :func:`add_rollup`'s).
 
     Scores are unique on ``id`` (a record's id is derived from its run, scorer and version, so a
     re-sent or re-scored record adds nothing); runs on ``run_id``.
@@ -59,6 +61,7 @@ def create_statements(t: Tables) -> list[str]:
         *(f"CREATE INDEX IF NOT EXISTS {t.scores}_{n}_idx ON {t.scores} ({c})" for n, c in INDEXES),
         f"CREATE TABLE IF NOT EXISTS {t.runs} (\n  {runs}\n)",
         *(f"CREATE INDEX IF NOT EXISTS {t.runs}_{n}_idx ON {t.runs} ({c})" for n, c in RUN_INDEXES),
+        *_catalog_tables.create_statements(t, postgres=False),
     ]
 
 
@@ -71,8 +74,8 @@ def stored_version(conn: sqlite3.Connection, t: Tables) -> int | None:
 
 
 def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
-    """Make the store of ``table`` a version-3 store: create it, or migrate a version-1 or -2 store in
-    place (one transaction: every row kept, the rollup filled from them), or raise
+    """Make the store of ``table`` a version-4 store: create it, or migrate a version-1, -2 or -3 store
+    in place (one transaction: every row kept, the rollup filled from them), or raise
     :class:`SinkConfigError` when it is newer than this library or ``table`` was made by something
     else. ``where`` names the store in messages."""
     t = tables(table)
@@ -83,11 +86,11 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
             conn.execute(statement)
         return
     _refuse_newer(version, where)
-    conn.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see version 3
+    conn.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see version 4
     try:
         version = stored_version(conn, t)
         _refuse_newer(version, where)
-        if version != SCHEMA_VERSION or not _columns(conn, t.rollup):
+        if version is None or version < 3 or not _columns(conn, t.rollup):
             old = _columns(conn, t.scores)
             if old and "outcome" not in old:
                 if not old >= _V1_KEYS:
@@ -104,6 +107,7 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
             for statement in create_statements(t):
                 conn.execute(statement)
             add_bins(conn, t)
+        add_v4(conn, t)
         if version != SCHEMA_VERSION:
             conn.execute(
                 f"INSERT OR IGNORE INTO {t.schema} (version, applied_at) VALUES (?, datetime('now'))",
@@ -123,6 +127,15 @@ def add_rollup(conn: sqlite3.Connection, t: Tables) -> None:
     conn.execute(f"DELETE FROM {t.rollup}")
     conn.execute(_rollup.backfill(t, postgres=False))
     for statement in _rollup.sqlite_triggers(t):
+        conn.execute(statement)
+
+
+def add_v4(conn: sqlite3.Connection, t: Tables) -> None:
+    """Version 4's additions (inside the caller's transaction): the scores' ``judge_replies`` column
+    (cheap: SQLite adds a column without rewriting rows) and the scorers and drops tables."""
+    if "judge_replies" not in _columns(conn, t.scores):
+        conn.execute(f"ALTER TABLE {t.scores} ADD COLUMN judge_replies TEXT")
+    for statement in _catalog_tables.create_statements(t, postgres=False):
         conn.execute(statement)
 
 

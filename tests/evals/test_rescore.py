@@ -25,6 +25,7 @@ from agentevals._scorer import Scorer
 from agentevals._store import open_store
 from agentevals.evals import RescoreSummary, rescore
 from agentevals.sinks import PostgresSink, SQLiteSink
+from agentevals.sinks._row import SCHEMA_VERSION
 from agentevals.steps import PromptStep
 from agentevals.testing import FakeJudgeServer
 from agentevals.testing._fake_judge import Reply
@@ -297,7 +298,7 @@ def test_a_version_1_store_is_migrated_then_rescored(tmp_path: Path) -> None:
                 (f"id-{i}", f"2026-01-0{i + 1}T00:00:00+00:00", f"run-{i}", json.dumps(f"q {i}"), output),
             )
     assert rescore(db, [_answer_scorer()], progress=False) == RescoreSummary(runs=2, scored=2)
-    assert _rows(db, "SELECT version FROM agentevals_schema") == [(3,)]
+    assert _rows(db, "SELECT version FROM agentevals_schema") == [(SCHEMA_VERSION,)]
     assert _rows(
         db, "SELECT scorer_id, COUNT(*), SUM(score) FROM agentevals_scores GROUP BY 1 ORDER BY 1"
     ) == [

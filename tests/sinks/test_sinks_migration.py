@@ -15,6 +15,7 @@ from test_sinks_sql import _pg_rows, pg  # noqa: F401  (the fixture)
 from agentevals import ScoreResult
 from agentevals._evals._report import build_report
 from agentevals.sinks import PostgresSink, SinkConfigError, SQLiteSink
+from agentevals.sinks._row import SCHEMA_VERSION
 
 #: The version-1 table, as SQLiteSink wrote it: (column, SQLite type, PostgreSQL type).
 V1 = (
@@ -156,10 +157,10 @@ async def test_sqlite_v1_store_is_migrated_in_place(tmp_path: Path) -> None:
     sink.check()  # migrates
     await sink.write([_new_record()])
     await sink.close()
-    SQLiteSink(db).check()  # a second open finds version 3
+    SQLiteSink(db).check()  # a second open finds version 4
     with sqlite3.connect(db) as conn:
         conn.row_factory = sqlite3.Row
-        assert conn.execute("SELECT version FROM agentevals_schema").fetchall()[0][0] == 3
+        assert conn.execute("SELECT version FROM agentevals_schema").fetchall()[0][0] == SCHEMA_VERSION
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert "agentevals_scores_v1" not in tables
         json_cols = {
@@ -179,7 +180,7 @@ async def test_sqlite_v1_store_is_migrated_in_place(tmp_path: Path) -> None:
         }
     assert len(scores) == len(v1_rows()) + 1 and len(runs) == 4
     _check_migrated(scores, runs)
-    assert build_report(db).total == 6  # the report reads version 3
+    assert build_report(db).total == 6  # the report reads the current version
 
 
 def test_report_migrates_a_v1_store_first(tmp_path: Path) -> None:
@@ -190,11 +191,12 @@ def test_report_migrates_a_v1_store_first(tmp_path: Path) -> None:
 
 
 async def test_newer_store_is_refused(tmp_path: Path) -> None:
-    db = tmp_path / "v4.db"
+    db = tmp_path / "newer.db"
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE agentevals_schema (version INTEGER PRIMARY KEY, applied_at TEXT)")
-        conn.execute("INSERT INTO agentevals_schema VALUES (4, NULL)")
-    with pytest.raises(SinkConfigError, match="schema version 4, newer than this agentevals"):
+        conn.execute("INSERT INTO agentevals_schema VALUES (?, NULL)", (SCHEMA_VERSION + 1,))
+    newer = f"schema version {SCHEMA_VERSION + 1}, newer than this agentevals"
+    with pytest.raises(SinkConfigError, match=newer):
         SQLiteSink(db).check()
     sink = SQLiteSink(db)
     with pytest.raises(SinkConfigError, match="upgrade agentevals"):
@@ -236,7 +238,7 @@ async def test_report_migrates_a_v1_postgres_table_first(pg: tuple[str, str], po
     report = await asyncio.to_thread(build_report, postgres.url, table=table)
     assert (report.total, report.failures, report.runs) == (5, 1, 3)
     assert {c.scorer_id: c.skipped for c in report.coverage}["faithfulness"] == 1
-    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": 3}]
+    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": SCHEMA_VERSION}]
     assert len(await _pg_rows(conninfo, f"SELECT run_id FROM {table}_runs")) == 3
 
 
@@ -252,5 +254,5 @@ async def test_postgres_v1_table_is_migrated_in_place(pg: tuple[str, str]) -> No
     runs = {r["run_id"]: r for r in await _pg_rows(conninfo, f"SELECT * FROM {table}_runs")}
     assert len(scores) == len(v1_rows()) + 1 and len(runs) == 4
     _check_migrated(scores, runs)
-    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": 3}]
+    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": SCHEMA_VERSION}]
     assert not await _pg_rows(conninfo, f"SELECT 1 FROM pg_tables WHERE tablename = '{table}_v1'")

@@ -22,6 +22,7 @@ from agentevals.results import JudgeCall, ScoreFailure, ScoreResult, ScoreSkippe
 from agentevals.sinks import PostgresSink, SQLiteSink
 from agentevals.sinks._bins import score_bin
 from agentevals.sinks._rollup import KEY
+from agentevals.sinks._row import SCHEMA_VERSION
 
 _SELECT_ROWS = (
     "SELECT created_at, entity, scorer_id, source, outcome, skip_reason, error_type, score, cost_usd, "
@@ -176,7 +177,7 @@ async def test_a_version_2_sqlite_store_is_migrated_with_its_rollup(tmp_path: Pa
     assert build_report(db).total == 200  # the report migrates it first
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT * FROM agentevals_scores ORDER BY id").fetchall() == before
-        assert conn.execute("SELECT MAX(version) FROM agentevals_schema").fetchone() == (3,)
+        assert conn.execute("SELECT MAX(version) FROM agentevals_schema").fetchone() == (SCHEMA_VERSION,)
     rows, rollup, bins = _sqlite_state(db)
     _check(rows, rollup, bins)
     sink = SQLiteSink(db)
@@ -194,7 +195,15 @@ async def pg_table(postgres: Any) -> AsyncIterator[tuple[str, str]]:
     table = f"agentevals_rollup_{uuid.uuid4().hex[:12]}"
     yield postgres.conninfo, table
     async with await psycopg.AsyncConnection.connect(postgres.conninfo, autocommit=True) as conn:
-        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup", f"{table}_bins"):
+        for name in (
+            table,
+            f"{table}_runs",
+            f"{table}_schema",
+            f"{table}_rollup",
+            f"{table}_bins",
+            f"{table}_scorers",
+            f"{table}_drops",
+        ):
             await conn.execute(f"DROP TABLE IF EXISTS {name}")
         for event in ("insert", "update", "delete"):
             await conn.execute(f"DROP FUNCTION IF EXISTS {table}_rollup_{event}()")
@@ -264,7 +273,7 @@ async def test_a_version_2_postgres_table_is_migrated_with_its_rollup(pg_table: 
     await sink.close()
     after = {r[0]: r for r in await _pg(conninfo, f"SELECT * FROM {table}")}
     assert len(after) == 260 and all(after[r[0]] == r for r in before)
-    assert await _pg(conninfo, f"SELECT MAX(version) FROM {table}_schema") == [(3,)]
+    assert await _pg(conninfo, f"SELECT MAX(version) FROM {table}_schema") == [(SCHEMA_VERSION,)]
     rows, rollup, bins = await _pg_state(conninfo, table)
     _check(rows, rollup, bins)
 

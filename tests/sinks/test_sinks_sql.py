@@ -15,7 +15,7 @@ from sink_helpers import sample_records
 
 from agentevals import ScoreRecord, ScoreResult
 from agentevals.sinks import COLUMNS, PostgresSink, SQLiteSink, _sqlite, record_to_row
-from agentevals.sinks._row import JSON_COLUMNS, RUN_COLUMNS, sql_row
+from agentevals.sinks._row import JSON_COLUMNS, RUN_COLUMNS, SCHEMA_VERSION, sql_row
 
 # -- SQLite -----------------------------------------------------------------------------------------
 
@@ -38,7 +38,7 @@ async def test_sqlite_file_schema_wal_indexes_and_rows(tmp_path: Path) -> None:
         assert tuple(run_cols) == RUN_COLUMNS
         run_indexes = {r[1] for r in conn.execute("PRAGMA index_list(agentevals_runs)")}
         assert "agentevals_runs_entity_created_idx" in run_indexes
-        assert conn.execute("SELECT version FROM agentevals_schema").fetchall() == [(3,)]
+        assert conn.execute("SELECT version FROM agentevals_schema").fetchall() == [(SCHEMA_VERSION,)]
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM agentevals_scores ORDER BY created_at").fetchall()
         runs = conn.execute("SELECT * FROM agentevals_runs ORDER BY created_at").fetchall()
@@ -188,7 +188,8 @@ async def pg(postgres: Any) -> AsyncIterator[tuple[str, str]]:
     table = f"agentevals_test_{uuid.uuid4().hex[:12]}"
     yield conninfo, table
     async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
-        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup", f"{table}_v1"):
+        suffixes = ("runs", "schema", "rollup", "bins", "scorers", "drops", "v1")
+        for name in (table, *(f"{table}_{suffix}" for suffix in suffixes)):
             await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
@@ -227,7 +228,7 @@ async def test_postgres_schema_rows_and_idempotence(pg: tuple[str, str], tmp_pat
     indexes = await _pg_rows(conninfo, f"SELECT indexname FROM pg_indexes WHERE tablename = '{table}'")
     names = ("scorer_created", "run", "entity_created", "eval")
     assert {f"{table}_{c}_idx" for c in names} <= {i["indexname"] for i in indexes}
-    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": 3}]
+    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": SCHEMA_VERSION}]
     rows = await _pg_rows(conninfo, f"SELECT * FROM {table} ORDER BY created_at")
     assert len(rows) == 4
     first = rows[0]
