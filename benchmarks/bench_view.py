@@ -50,6 +50,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200_000)
     parser.add_argument("--scorers", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--pages", help="time only the pages whose name contains this text (e.g. 'scorer'), default all"
+    )
+    parser.add_argument(
+        "--settle", type=float, default=8.0, help="seconds to let a background refresh end after a write"
+    )
     args = parser.parse_args()
     from starlette.testclient import TestClient
 
@@ -84,6 +90,8 @@ def main() -> None:
         )
         print("|---|---|---|---|---|---|")
         for name, url in pages.items():
+            if args.pages and args.pages not in name:
+                continue
             cold = []
             for _ in range(args.rounds):
                 client = TestClient(create_app(path, warm=False))
@@ -93,7 +101,7 @@ def main() -> None:
             for _ in range(args.rounds):
                 add_row(path)
                 written += timed(lambda: client.get(url).raise_for_status(), 1)  # noqa: B023
-                time.sleep(8)  # let the background refresh finish before the next round
+                time.sleep(args.settle)  # let the background refresh finish before the next round
             c, w, a = (statistics.median(x) * 1000 for x in (cold, warm, written))
             print(
                 f"| {name} | {c:.0f} ms | {w:.0f} ms | {a:.0f} ms | {c / baseline / 1000:.1f} | "

@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -68,6 +69,12 @@ def create_app(
 
         return cached(("choices",), compute)  # type: ignore[no-any-return]
 
+    def beside_choices(compute: Callable[[], Any]) -> tuple[Any, dict[str, Any]]:
+        """``compute()`` and the filter choices, at once (on a cold store both are queries)."""
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            opts = pool.submit(choices)
+            return compute(), opts.result()
+
     def warm_up() -> None:
         try:
             choices()
@@ -98,8 +105,9 @@ def create_app(
 
     def overview(request: Request) -> Response:
         f = _filters(request.query_params, until=False)
-        data = cached(("overview", f), lambda: _pages.overview(reader, f, config, deferred=True))
-        opts = choices()
+        data, opts = beside_choices(
+            lambda: cached(("overview", f), lambda: _pages.overview(reader, f, config, deferred=True))
+        )
         return page(
             request,
             "overview.html",
@@ -120,10 +128,12 @@ def create_app(
         scorer_id = request.path_params["scorer_id"]
         f = _filters(request.query_params)
         bucket = _bucket(request.query_params.get("bucket", "day"))
-        data = cached(
-            ("scorer", scorer_id, f, bucket), lambda: _pages.scorer(reader, scorer_id, f, bucket, config)
+        data, opts = beside_choices(
+            lambda: cached(
+                ("scorer", scorer_id, f, bucket),
+                lambda: _pages.scorer(reader, scorer_id, f, bucket, config, deferred=True),
+            )
         )
-        opts = choices()
         return page(
             request,
             "scorer.html",
@@ -135,6 +145,13 @@ def create_app(
             buckets=BUCKETS,
             bucket=bucket,
         )
+
+    def scorer_deferred(request: Request) -> Response:
+        """A scorer page's slow part (breakdowns by agent model and scorer version): fetched once shown."""
+        scorer_id = request.path_params["scorer_id"]
+        f = _filters(request.query_params)
+        data = cached(("scorer-deferred", scorer_id, f), lambda: _pages.scorer_deferred(reader, scorer_id, f))
+        return page(request, "_scorer_deferred.html", data=data, charts={})
 
     def runs(request: Request) -> Response:
         params = request.query_params
@@ -193,6 +210,7 @@ def create_app(
         Route("/", guarded(overview)),
         Route("/fragments/overview", guarded(overview_deferred)),
         Route("/scorers/{scorer_id:path}", guarded(scorer)),
+        Route("/fragments/scorers/{scorer_id:path}", guarded(scorer_deferred)),
         Route("/runs", guarded(runs)),
         Route("/runs/{run_id:path}", guarded(run)),
         Route("/compare", guarded(compare)),

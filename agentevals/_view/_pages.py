@@ -8,13 +8,13 @@ run at once, each on its own connection (:meth:`Reader.parallel`).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any
 
 from agentevals._view import _stats
-from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session
+from agentevals._view._queries import PAGE_SIZE, Binned, Bucket, Filters, Reader, Session, Totals
 from agentevals._view._transcript import context, loads, pretty, transcript
 
 #: The threshold a score must reach to pass when none is given for its scorer (``--threshold``).
@@ -60,7 +60,7 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     page loads them from :func:`overview_deferred` after it shows)."""
     from agentevals._evals._report import build_report
 
-    report, totals, histogram, worst = reader.parallel(
+    report, totals, histogram, worst, daily = reader.parallel(
         [
             lambda q: build_report(
                 reader.database, since=f.since, table=reader.tables.scores, worst=0, covered=not deferred
@@ -68,6 +68,7 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
             lambda q: q.outcome_totals(f) if f.eval_id is None else None,
             lambda q: q.histogram(f) if f.eval_id is None else None,
             lambda q: [] if deferred else _worst(q, f),
+            lambda q: q.daily_means(f) if f.entity else None,
         ]
     )
     binned = _from_histogram(totals, histogram, settings)
@@ -77,7 +78,7 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     outcomes, errors, bins, passed, means = binned
     cost = {g.key["scorer_id"]: (g.cost_usd, g.tokens) for g in report.by_scorer}
     coverage = {c.scorer_id: c for c in report.coverage}
-    sparklines = _daily_means(reader, f, report) if f.entity else _report_daily(report)
+    sparklines = _report_daily(report) if daily is None else _daily(daily)
     scorers = []
     for scorer_id in sorted(outcomes):
         cov = coverage.get(scorer_id)
@@ -162,10 +163,10 @@ def _from_histogram(totals: Any, histogram: Any, settings: Settings) -> _Binned 
         return None
     edges: dict[str, int] = {}
     for scorer_id in {row[0] for row in totals}:
-        edge = settings.threshold(scorer_id) * 100
-        if not (1 <= round(edge) <= 99 and abs(edge - round(edge)) < 1e-6):
+        edge = _edge(settings.threshold(scorer_id))
+        if edge is None:
             return None
-        edges[scorer_id] = round(edge)
+        edges[scorer_id] = edge
     outcomes: dict[str, Counter[str]] = defaultdict(Counter)
     errors: dict[str, Counter[str]] = defaultdict(Counter)
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
@@ -204,116 +205,232 @@ def _report_daily(report: Any) -> dict[str, dict[str, list[Any]]]:
     return dict(out)
 
 
-def _daily_means(reader: Reader, f: Filters, report: Any) -> dict[str, dict[str, list[Any]]]:
-    names = sorted({str(g.key["scorer_id"]) for g in report.by_scorer})
-    series = reader.parallel([partial(_daily, scorer_id=name, f=f) for name in names])
-    return dict(zip(names, series, strict=True))
+def _daily(rows: list[tuple[str, str, float, int]]) -> dict[str, dict[str, list[Any]]]:
+    """Each scorer's daily mean (a sparkline) from :meth:`Session.daily_means`."""
+    sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
+    for day, scorer_id, total, n in rows:
+        sums[scorer_id, day][0] += total
+        sums[scorer_id, day][1] += n
+    out: dict[str, dict[str, list[Any]]] = defaultdict(lambda: {"x": [], "y": []})
+    for (scorer_id, day), (total, count) in sorted(sums.items()):
+        if count:
+            out[scorer_id]["x"].append(epoch(day))
+            out[scorer_id]["y"].append(round(total / count, 4))
+    return dict(out)
 
 
-def _daily(q: Session, scorer_id: str, f: Filters) -> dict[str, list[Any]]:
-    points = _buckets(q.series(scorer_id, f, "day", DEFAULT_THRESHOLD))
-    return {"x": [p["x"] for p in points], "y": [p["mean"] for p in points]}
+def _edge(threshold: float) -> int | None:
+    """The score histogram's bin that starts at ``threshold`` (``None``: not a whole bin in 0.01..0.99,
+    so the histogram cannot count the scores at or above it)."""
+    edge = threshold * 100
+    return round(edge) if 1 <= round(edge) <= 99 and abs(edge - round(edge)) < 1e-6 else None
 
 
-Series = list[tuple[str, str, str | None, float | None, int, int, float | None, int]]
+class _Acc:
+    """One scorer's numbers in one time bucket (or in all): rows, scores and their sum, judge cost and
+    tokens, extremes, and the scores as ``(value, count)`` pairs (a histogram bin's count at its
+    lower edge: its percentiles are then kept within the exact extremes)."""
+
+    __slots__ = ("bins", "cost", "high", "low", "priced", "rows", "scores", "tokens", "total")
+
+    def __init__(self) -> None:
+        self.rows = self.scores = self.priced = self.tokens = 0
+        self.total = self.cost = 0.0
+        self.low: float | None = None
+        self.high: float | None = None
+        self.bins: list[tuple[float, int]] = []
+
+    def add(self, rows: int, scores: int, total: float, priced: int, cost: float, tokens: int) -> None:
+        self.rows += rows
+        self.scores += scores
+        self.total += total
+        self.priced += priced
+        self.cost += cost
+        self.tokens += tokens
+
+    def extremes(self, low: float | None, high: float | None) -> None:
+        if low is not None:
+            self.low = low if self.low is None else min(self.low, low)
+        if high is not None:
+            self.high = high if self.high is None else max(self.high, high)
+
+    def percentiles(self, *qs: float) -> list[float | None]:
+        out = []
+        for value in _stats.percentiles(self.bins, qs):
+            if value is not None and self.low is not None and self.high is not None:
+                value = min(max(value, self.low), self.high)
+            out.append(value)
+        return out
+
+    def point(self, key: str) -> dict[str, Any]:
+        p10, p50, p90 = self.percentiles(0.1, 0.5, 0.9)
+        return {
+            "x": epoch(key),
+            "mean": round(self.total / self.scores, 4) if self.scores else None,
+            "p10": p10,
+            "p50": p50,
+            "p90": p90,
+            "cost": self.cost if self.priced else None,
+            "tokens": self.tokens,
+        }
 
 
-def _buckets(rows: Series) -> list[dict[str, Any]]:
-    """Per time bucket: score count, mean, p10/p50/p90, judge cost and tokens."""
-    grouped: dict[str, dict[str, Any]] = {}
-    for key, _, _, value, n, _, cost, tokens in rows:
-        b = grouped.setdefault(key, {"bins": [], "rows": 0, "cost": None, "tokens": 0})
-        b["rows"] += n
-        b["tokens"] += tokens
-        if cost is not None:
-            b["cost"] = (b["cost"] or 0.0) + cost
-        if value is not None:
-            b["bins"].append((value, n))
-    points = []
-    for key in sorted(grouped):
-        b = grouped[key]
-        mean = _stats.mean(b["bins"])
-        points.append(
-            {
-                "x": epoch(key),
-                "label": key,
-                "rows": b["rows"],
-                "mean": None if mean is None else round(mean, 4),
-                "p10": _stats.percentile(b["bins"], 0.1),
-                "p50": _stats.percentile(b["bins"], 0.5),
-                "p90": _stats.percentile(b["bins"], 0.9),
-                "cost": b["cost"],
-                "tokens": b["tokens"],
-            }
-        )
-    return points
+@dataclass
+class _Numbers:
+    """What a scorer page shows, gathered from the rollup and histogram or from the score rows."""
 
+    outcomes: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    buckets: dict[str, _Acc] = field(default_factory=lambda: defaultdict(_Acc))
+    whole: _Acc = field(default_factory=_Acc)
+    passed: int = 0
+    entities: list[tuple[str | None, int, float, int, int]] = field(default_factory=list)
 
-def scorer(reader: Reader, scorer_id: str, f: Filters, bucket: Bucket, settings: Settings) -> dict[str, Any]:
-    """One scorer: score over time with a p10-p90 band, histogram, breakdowns, failures, judge cost."""
-    threshold = settings.threshold(scorer_id)
-    series, groups, by_models = reader.parallel(
-        [
-            lambda q: q.series(scorer_id, f, bucket, threshold),
-            lambda q: q.breakdowns(scorer_id, f),
-            lambda q: q.by_models(scorer_id, f),
-        ]
-    )
-    merged: Counter[float] = Counter()
-    outcomes: Counter[str] = Counter()
-    errors: Counter[str] = Counter()
-    passed = 0
-    for _, outcome, error_type, value, n, ok, _, _ in series:
-        outcomes[outcome] += n
+    def count(self, outcome: str, error_type: str | None, rows: int) -> None:
+        self.outcomes[outcome] += rows
         if outcome == "failed":
-            errors[error_type or "error"] += n
-        if value is not None:
-            merged[value] += n
-            passed += ok
-    bins = sorted(merged.items())
-    points = _buckets(series)
-    edges, counts = _stats.histogram(bins)
+            self.errors[error_type or "error"] += rows
+
+
+def _from_aggregates(totals: list[Totals], histogram: list[tuple[str, int, int]], edge: int) -> _Numbers:
+    """A scorer page's numbers from :meth:`Session.scorer_totals` and :meth:`Session.scorer_bins`
+    (scores in 0..1; ``edge``: the threshold's bin)."""
+    out = _Numbers()
+    entities: dict[str | None, list[Any]] = {}
+    for t in totals:
+        out.count(t.outcome, t.error_type, t.rows)
+        for acc in (out.buckets[t.bucket], out.whole):
+            acc.add(t.rows, t.scores, t.total, t.priced, t.cost, t.tokens)
+            acc.extremes(t.low, t.high)
+        e = entities.setdefault(t.entity, [t.entity, 0, 0.0, 0, 0])
+        e[1] += t.rows
+        e[2] += t.total
+        e[3] += t.scores
+        e[4] += t.rows if t.outcome == "failed" else 0
+    out.entities = [(k, n, total, scored, failed) for k, n, total, scored, failed in entities.values()]
+    whole: Counter[int] = Counter()
+    buckets = out.buckets
+    for key, index, n in histogram:
+        buckets[key].bins.append((index / 100, n))
+        whole[index] += n
+    out.whole.bins = [(index / 100, n) for index, n in whole.items()]
+    out.passed = sum(n for index, n in whole.items() if index >= edge)
+    return out
+
+
+def _from_series(series: list[Binned], entities: list[tuple[str | None, int, float, int, int]]) -> _Numbers:
+    """A scorer page's numbers from :meth:`Session.series` and :meth:`Session.by_entity` (the rows)."""
+    out = _Numbers(entities=entities)
+    for b in series:
+        out.count(b.outcome, b.error_type, b.rows)
+        for acc in (out.buckets[b.bucket], out.whole):
+            scored = 0 if b.value is None else b.rows
+            acc.add(b.rows, scored, b.total, b.cost is not None, b.cost or 0.0, b.tokens)
+            if b.value is not None:
+                acc.bins.append((b.value, b.rows))
+        out.passed += b.passed
+    return out
+
+
+def _in_range(totals: list[Totals]) -> bool:
+    """Whether every score lies in 0..1 (the histogram's bins clamp the others)."""
+    return all((t.low is None or t.low >= 0.0) and (t.high is None or t.high <= 1.0) for t in totals)
+
+
+Versions = list[tuple[str | None, str | None, int, float, int, int]]
+
+
+def scorer(
+    reader: Reader, scorer_id: str, f: Filters, bucket: Bucket, settings: Settings, *, deferred: bool = False
+) -> dict[str, Any]:
+    """One scorer: score over time with a p10-p90 band, histogram, breakdowns, failures, judge cost.
+    Read from the rollup and the score histogram (percentiles to 0.01, means, counts and costs exact)
+    beside one grouped scan of the scorer's rows for its versions and agent models; from the rows when
+    an eval id is filtered, the threshold is not a whole bin or a score lies outside 0..1.
+    ``deferred`` leaves out that scan, the breakdowns by agent model and scorer version (the page
+    loads them from :func:`scorer_deferred` after it shows)."""
+    threshold = settings.threshold(scorer_id)
+    edge = _edge(threshold)
+    versions: Callable[[Session], Versions | None] = (
+        (lambda q: None) if deferred else (lambda q: q.by_version_and_models(scorer_id, f))
+    )
+    by_rows = [lambda q: q.series(scorer_id, f, bucket, threshold), lambda q: q.by_entity(scorer_id, f)]
+    if f.eval_id is None and edge is not None:
+        totals, histogram, grouped = reader.parallel(
+            [
+                lambda q: q.scorer_totals(scorer_id, f, bucket),
+                lambda q: q.scorer_bins(scorer_id, f, bucket),
+                versions,
+            ]
+        )
+        if _in_range(totals):
+            return _scorer_page(scorer_id, threshold, _from_aggregates(totals, histogram, edge), grouped)
+        series, entities = reader.parallel(by_rows)
+    else:
+        series, entities, grouped = reader.parallel([*by_rows, versions])
+    return _scorer_page(scorer_id, threshold, _from_series(series, entities), grouped)
+
+
+def scorer_deferred(reader: Reader, scorer_id: str, f: Filters) -> dict[str, Any]:
+    """What a ``deferred`` scorer page leaves out: its breakdowns by agent model and scorer version."""
+    with reader.session() as q:
+        return _by_versions(q.by_version_and_models(scorer_id, f))
+
+
+def _by_versions(versions: Versions) -> dict[str, Any]:
     return {
-        "id": scorer_id,
-        "threshold": threshold,
-        "outcomes": dict(outcomes),
-        "errors": errors.most_common(),
-        "summary": _summary(bins, passed),
-        "charts": {
-            "trend": {
-                "x": [p["x"] for p in points],
-                "mean": [p["mean"] for p in points],
-                "p10": [p["p10"] for p in points],
-                "p50": [p["p50"] for p in points],
-                "p90": [p["p90"] for p in points],
-            },
-            "histogram": {"x": edges, "y": counts},
-            "cost": {
-                "x": [p["x"] for p in points],
-                "cost": [p["cost"] for p in points],
-                "tokens": [p["tokens"] for p in points],
-            },
-        },
-        "breakdowns": {
-            "agent or chain": _merge(groups, 0),
-            "agent model": [(_models(k), *rest) for k, *rest in by_models],
-            "scorer version": _merge(groups, 1),
-        },
+        "agent model": [(_models(k), *rest) for k, *rest in _merge((m, *rest) for _, m, *rest in versions)],
+        "scorer version": _merge((v, *rest) for v, _, *rest in versions),
     }
 
 
-def _merge(
-    groups: list[tuple[str | None, str | None, int, float | None, int, int]], index: int
-) -> list[tuple[str | None, int, float | None, int]]:
-    """``(key, count, mean, failures)`` per entity (``index`` 0) or version (1), most records first."""
+def _scorer_page(
+    scorer_id: str, threshold: float, numbers: _Numbers, versions: Versions | None
+) -> dict[str, Any]:
+    whole = numbers.whole
+    points = [numbers.buckets[key].point(key) for key in sorted(numbers.buckets)]
+    edges, counts = _stats.histogram(whole.bins)
+    p10, p50 = whole.percentiles(0.1, 0.5)
+    summary = {
+        "scored": whole.scores,
+        "mean": whole.total / whole.scores if whole.scores else None,
+        "p10": p10,
+        "p50": p50,
+        "pass_rate": numbers.passed / whole.scores if whole.scores else None,
+    }
+    entities = _merge((e, *rest) for e, *rest in numbers.entities)
+    return {
+        "id": scorer_id,
+        "threshold": threshold,
+        "outcomes": dict(numbers.outcomes),
+        "errors": numbers.errors.most_common(),
+        "summary": summary,
+        "charts": {
+            "trend": {name: [p[name] for p in points] for name in ("x", "mean", "p10", "p50", "p90")},
+            "histogram": {"x": edges, "y": counts},
+            "cost": {name: [p[name] for p in points] for name in ("x", "cost", "tokens")},
+        },
+        "breakdowns": {
+            "agent or chain": entities,
+            **(_by_versions(versions) if versions is not None else dict.fromkeys(_DEFERRED_BREAKDOWNS)),
+        },
+        "deferred": versions is None,
+    }
+
+
+_DEFERRED_BREAKDOWNS = ("agent model", "scorer version")
+
+
+def _merge(groups: Iterable[tuple[Any, ...]]) -> list[tuple[str | None, int, float | None, int]]:
+    """``(key, rows, mean, failures)`` per key of ``(key, rows, sum of scores, scores, failures)``
+    groups, most rows first (at most 50)."""
     acc: dict[str | None, list[Any]] = {}
-    for group in groups:
-        key = group[0] if index == 0 else group[1]
+    for key, n, total, scored, failed in groups:
         a = acc.setdefault(key, [0, 0.0, 0, 0])
-        a[0] += group[2]
-        a[1] += group[3] or 0.0
-        a[2] += group[4]
-        a[3] += group[5]
+        a[0] += n
+        a[1] += total
+        a[2] += scored
+        a[3] += failed
     rows = [
         (key, n, total / scored if scored else None, failed)
         for key, (n, total, scored, failed) in acc.items()

@@ -29,7 +29,8 @@ PAGE_SIZE = 50
 class _Dialect:
     mark: str
     bin: str
-    buckets: dict[str, str]
+    buckets: dict[str, str]  # the time bucket of a score row's created_at, as a label
+    rolled: dict[str, str]  # the same label from the rollup/histogram's hour ``bucket`` (YYYY-MM-DDTHH)
 
     def sql(self, text: str) -> str:
         return text if self.mark == "?" else text.replace("%", "%%").replace("?", self.mark)
@@ -43,6 +44,11 @@ _SQLITE = _Dialect(
         "day": "substr(created_at, 1, 10)",
         "week": "date(substr(created_at, 1, 10), 'weekday 0', '-6 days')",
     },
+    {
+        "hour": "bucket || ':00'",
+        "day": "substr(bucket, 1, 10)",
+        "week": "date(substr(bucket, 1, 10), 'weekday 0', '-6 days')",
+    },
 )
 _POSTGRES = _Dialect(
     "%s",
@@ -51,6 +57,12 @@ _POSTGRES = _Dialect(
         "hour": "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24\":00\"')",
         "day": "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
         "week": "to_char(date_trunc('week', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')",
+    },
+    {
+        "hour": "bucket || ':00'",
+        "day": "substr(bucket, 1, 10)",
+        "week": "to_char(substr(bucket, 1, 10)::date "
+        "- (EXTRACT(ISODOW FROM substr(bucket, 1, 10)::date)::int - 1), 'YYYY-MM-DD')",
     },
 )
 
@@ -64,6 +76,39 @@ class Filters:
     entity: str | None = None
     eval_id: str | None = None
     source: str | None = None
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Aggregates of one scorer's rows in one time bucket, entity, outcome and error type."""
+
+    bucket: str
+    entity: str | None
+    outcome: str
+    error_type: str | None
+    rows: int
+    scores: int
+    total: float  # sum of the scores
+    priced: int  # rows with a judge cost
+    cost: float
+    tokens: int
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class Binned:
+    """One scorer's rows in one time bucket with one outcome, error type and score (to 0.001)."""
+
+    bucket: str
+    outcome: str
+    error_type: str | None
+    value: float | None  # the score, rounded to 0.001 (None: no score)
+    rows: int
+    passed: int  # scores at or above the threshold (exact)
+    cost: float | None
+    tokens: int
+    total: float  # sum of the scores (exact)
 
 
 class Reader:
@@ -170,11 +215,13 @@ class Session:
     # -- choices for the filter forms ----------------------------------------------------------------
 
     def distinct(self, column: Literal["entity", "scorer_id", "eval_id"], limit: int = 200) -> list[str]:
-        rows = self.rows(
-            f"SELECT {column} FROM {self.scores} WHERE {column} IS NOT NULL GROUP BY {column} "
-            f"ORDER BY {column} LIMIT {int(limit)}"
-        )
-        return [str(row[0]) for row in rows]
+        """The values of ``column`` in the store, sorted (entities and scorers from the rollup: a few
+        thousand rows instead of every score; eval ids through their index)."""
+        if column == "eval_id":
+            sql = f"SELECT eval_id FROM {self.scores} WHERE eval_id IS NOT NULL GROUP BY eval_id"
+        else:  # the rollup keeps a NULL as '', which no filter can choose
+            sql = f"SELECT {column} FROM {self.reader.tables.rollup} WHERE {column} <> '' GROUP BY {column}"
+        return [str(row[0]) for row in self.rows(f"{sql} ORDER BY 1 LIMIT {int(limit)}")]
 
     def latest_evals(self, limit: int = 2) -> list[str]:
         """The ids of the most recent evaluations, newest first."""
@@ -184,15 +231,34 @@ class Session:
         )
         return [str(row[0]) for row in rows]
 
-    def time_range(self) -> tuple[str | None, str | None]:
-        low, high = self.rows(f"SELECT MIN(created_at), MAX(created_at) FROM {self.scores}")[0]
+    def time_range(self, most: int = 100) -> tuple[str | None, str | None]:
+        """The first and last ``created_at`` of the scores: per scorer of the rollup two lookups in the
+        (scorer, created_at) index (a scan when there are more than ``most`` scorers)."""
+        names = [row[0] for row in self.rows(f"SELECT DISTINCT scorer_id FROM {self.reader.tables.rollup}")]
+        if len(names) > most:
+            low, high = self.rows(f"SELECT MIN(created_at), MAX(created_at) FROM {self.scores}")[0]
+            return _text(low), _text(high)
+        ends = [
+            f"SELECT (SELECT MIN(created_at) FROM {self.scores} WHERE scorer_id = ?) AS low, "
+            f"(SELECT MAX(created_at) FROM {self.scores} WHERE scorer_id = ?) AS high"
+            for _ in names
+        ]
+        ends.append(  # the rollup's '' is also a NULL scorer id
+            f"SELECT MIN(created_at) AS low, MAX(created_at) AS high FROM {self.scores} "
+            "WHERE scorer_id IS NULL"
+        )
+        low, high = self.rows(
+            f"SELECT MIN(low), MAX(high) FROM ({' UNION ALL '.join(ends)}) ends",
+            [name for name in names for _ in range(2)],
+        )[0]
         return _text(low), _text(high)
 
     # -- from the rollup and the score histogram (schema version 3) -----------------------------------
 
-    def _hourly(self, f: Filters) -> tuple[str, list[Any], list[Filters]]:
-        """Split ``f`` into whole hours (a ``WHERE`` over the rollup/histogram's ``bucket``, entity and
-        source) and the filters of the partial hours at its ends (read from the score rows)."""
+    def _hourly(self, f: Filters, scorer: str | None = None) -> tuple[str, list[Any], list[Filters]]:
+        """Split ``f`` into whole hours (a ``WHERE`` over the rollup/histogram's ``bucket``, entity,
+        source and ``scorer``) and the filters of the partial hours at its ends (read from the score
+        rows)."""
         clauses, params, partial = [], [], []
         first = last = None
         if f.since is not None:
@@ -210,7 +276,7 @@ class Session:
                 partial.append(replace(f, since=last))
             clauses.append("bucket < ?")
             params.append(last.strftime("%Y-%m-%dT%H"))
-        for column, value in (("entity", f.entity), ("source", f.source)):
+        for column, value in (("entity", f.entity), ("source", f.source), ("scorer_id", scorer)):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
@@ -243,20 +309,105 @@ class Session:
     def histogram(self, f: Filters) -> list[tuple[str, int, int]]:
         """``(scorer_id, bin, count)`` of the scores under ``f`` (no ``eval_id``), binned as
         :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows."""
-        from agentevals.sinks import _bins, _rollup
-
         where, params, partial = self._hourly(f)
         rows = self.rows(
             f"SELECT scorer_id, bin, SUM(count) FROM {self.reader.tables.bins}{where} GROUP BY 1, 2",
             params,
         )
-        expression = _bins.bin_sql(_rollup.SQLITE if self.reader.kind == "sqlite" else _rollup.POSTGRES)
+        expression = self._bin()
         for part in partial:
             where, params = self.where(part, extra=["score IS NOT NULL"])
             rows += self.rows(
                 f"SELECT scorer_id, {expression}, COUNT(*) FROM {self.scores}{where} GROUP BY 1, 2", params
             )
         return [(str(s), int(b), int(n)) for s, b, n in rows]
+
+    def scorer_totals(self, scorer: str, f: Filters, bucket: Bucket) -> list[Totals]:
+        """One scorer's aggregates per time bucket, entity, outcome and error type under ``f`` (no
+        ``eval_id``): the rollup's whole hours plus the rows of partial hours."""
+        where, params, partial = self._hourly(f, scorer)
+        rows = self.rows(
+            f"SELECT {self.d.rolled[bucket]}, entity, outcome, error_type, SUM(rows), SUM(scores), "
+            "SUM(total), SUM(priced), SUM(cost), SUM(tokens), MIN(low), MAX(high) "
+            f"FROM {self.reader.tables.rollup}{where} GROUP BY 1, 2, 3, 4",
+            params,
+        )
+        for part in partial:
+            where, params = self.where(part, extra=["scorer_id = ?"])
+            rows += self.rows(
+                f"SELECT {self.d.buckets[bucket]}, COALESCE(entity, ''), outcome, COALESCE(error_type, ''), "
+                "COUNT(*), COUNT(score), COALESCE(SUM(score), 0), COUNT(cost_usd), "
+                "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(prompt_tokens), 0) + "
+                "COALESCE(SUM(completion_tokens), 0), MIN(score), MAX(score) "
+                f"FROM {self.scores}{where} GROUP BY 1, 2, 3, 4",
+                [scorer, *params],
+            )
+        return [
+            Totals(
+                str(k),
+                e or None,
+                o,
+                x or None,
+                int(n),
+                int(c),
+                float(t),
+                int(p),
+                float(y),
+                int(z),
+                _float(lo),
+                _float(hi),
+            )
+            for k, e, o, x, n, c, t, p, y, z, lo, hi in rows
+        ]
+
+    def scorer_bins(self, scorer: str, f: Filters, bucket: Bucket) -> list[tuple[str, int, int]]:
+        """``(time bucket, bin, count)`` of one scorer's scores under ``f`` (no ``eval_id``), binned as
+        :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows."""
+        where, params, partial = self._hourly(f, scorer)
+        rows = self.rows(
+            f"SELECT {self.d.rolled[bucket]}, bin, SUM(count) FROM {self.reader.tables.bins}{where} "
+            "GROUP BY 1, 2",
+            params,
+        )
+        for part in partial:
+            where, params = self.where(part, extra=["scorer_id = ?", "score IS NOT NULL"])
+            rows += self.rows(
+                f"SELECT {self.d.buckets[bucket]}, {self._bin()}, COUNT(*) FROM {self.scores}{where} "
+                "GROUP BY 1, 2",
+                [scorer, *params],
+            )
+        return [(str(k), int(b), int(n)) for k, b, n in rows]
+
+    def daily_means(self, f: Filters) -> list[tuple[str, str, float, int]]:
+        """``(day, scorer_id, sum of scores, scores)`` under ``f``: the rollup's whole hours plus the rows
+        of partial hours, or the rows alone when an eval id is filtered (the rollup has none)."""
+        day = self.d.buckets["day"]
+        scan = "COALESCE(SUM(score), 0), COUNT(score)"
+        if f.eval_id is not None:
+            where, params = self.where(f)
+            return self._means(
+                f"SELECT {day}, scorer_id, {scan} FROM {self.scores}{where} GROUP BY 1, 2", params
+            )
+        where, params, partial = self._hourly(f)
+        rows = self._means(
+            f"SELECT {self.d.rolled['day']}, scorer_id, SUM(total), SUM(scores) "
+            f"FROM {self.reader.tables.rollup}{where} GROUP BY 1, 2",
+            params,
+        )
+        for part in partial:
+            where, params = self.where(part)
+            rows += self._means(
+                f"SELECT {day}, scorer_id, {scan} FROM {self.scores}{where} GROUP BY 1, 2", params
+            )
+        return rows
+
+    def _means(self, sql: str, params: list[Any]) -> list[tuple[str, str, float, int]]:
+        return [(str(d), str(s), float(t), int(n)) for d, s, t, n in self.rows(sql, params)]
+
+    def _bin(self) -> str:
+        from agentevals.sinks import _bins, _rollup
+
+        return _bins.bin_sql(_rollup.SQLITE if self.reader.kind == "sqlite" else _rollup.POSTGRES)
 
     # -- distributions -------------------------------------------------------------------------------
 
@@ -277,48 +428,47 @@ class Session:
         )
         return [(s, o, e, None if b is None else float(b), int(n), int(p or 0)) for s, o, e, b, n, p in rows]
 
-    def series(
-        self, scorer: str, f: Filters, bucket: Bucket, threshold: float
-    ) -> list[tuple[str, str, str | None, float | None, int, int, float | None, int]]:
-        """``(bucket, outcome, error_type, bin, count, passed, judge cost, judge tokens)`` of one
-        scorer's rows over time (summed over the buckets: its distribution and failures)."""
+    def series(self, scorer: str, f: Filters, bucket: Bucket, threshold: float) -> list[Binned]:
+        """One scorer's rows over time, binned (``ROUND(score, 3)``): the row path of the scorer page,
+        for what the rollup cannot filter (an eval id) or bin (scores outside 0..1, a threshold that is
+        not a whole bin)."""
         key = self.d.buckets[bucket]
         where, params = self.where(f, extra=["scorer_id = ?"])
         groups = f"{key}, outcome, error_type, {self.d.bin}"
         rows = self.rows(
             f"SELECT {groups}, COUNT(*), SUM(CASE WHEN score >= ? THEN 1 ELSE 0 END), SUM(cost_usd), "
-            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
+            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(score), 0) "
             f"FROM {self.scores}{where} GROUP BY {groups}",
             [threshold, scorer, *params],
         )
         return [
-            (str(k), o, e, _float(b), int(n), int(p or 0), _float(c), int(t or 0))
-            for k, o, e, b, n, p, c, t in rows
+            Binned(str(k), o, e, _float(b), int(n), int(p or 0), _float(c), int(t or 0), float(s))
+            for k, o, e, b, n, p, c, t, s in rows
         ]
 
-    def breakdowns(
-        self, scorer: str, f: Filters
-    ) -> list[tuple[str | None, str | None, int, float | None, int, int]]:
-        """``(entity, scorer version, count, sum of scores, scores, failures)`` of one scorer."""
+    def by_entity(self, scorer: str, f: Filters) -> list[tuple[str | None, int, float, int, int]]:
+        """``(entity, rows, sum of scores, scores, failures)`` of one scorer's rows."""
         where, params = self.where(f, extra=["scorer_id = ?"])
         rows = self.rows(
-            "SELECT entity, scorer_version, COUNT(*), SUM(score), COUNT(score), "
-            f"SUM(CASE WHEN outcome = 'failed' THEN 1 ELSE 0 END) FROM {self.scores}{where} "
-            "GROUP BY entity, scorer_version",
+            "SELECT entity, COUNT(*), COALESCE(SUM(score), 0), COUNT(score), "
+            f"SUM(CASE WHEN outcome = 'failed' THEN 1 ELSE 0 END) FROM {self.scores}{where} GROUP BY entity",
             [scorer, *params],
         )
-        return [(e, v, int(n), _float(t), int(k), int(x or 0)) for e, v, n, t, k, x in rows]
+        return [(e, int(n), float(t), int(k), int(x or 0)) for e, n, t, k, x in rows]
 
-    def by_models(self, scorer: str, f: Filters) -> list[tuple[str | None, int, float | None, int]]:
-        """``(agent models, count, mean score, failures)`` of one scorer, from its runs' rows."""
+    def by_version_and_models(
+        self, scorer: str, f: Filters
+    ) -> list[tuple[str | None, str | None, int, float, int, int]]:
+        """``(scorer version, agent models, rows, sum of scores, scores, failures)`` of one scorer: one
+        grouped scan of its rows, each with its run's models (what the rollup does not keep)."""
         where, params = self.where(f, alias="s.", extra=["s.scorer_id = ?"])
         rows = self.rows(
-            "SELECT r.models, COUNT(*), AVG(s.score), SUM(CASE WHEN s.outcome = 'failed' THEN 1 ELSE 0 END) "
-            f"FROM {self.scores} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id{where} "
-            "GROUP BY r.models ORDER BY 2 DESC LIMIT 50",
+            "SELECT s.scorer_version, r.models, COUNT(*), COALESCE(SUM(s.score), 0), COUNT(s.score), "
+            "SUM(CASE WHEN s.outcome = 'failed' THEN 1 ELSE 0 END) "
+            f"FROM {self.scores} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id{where} GROUP BY 1, 2",
             [scorer, *params],
         )
-        return [(_key(k), int(n), _float(m), int(e or 0)) for k, n, m, e in rows]
+        return [(v, _key(m), int(n), float(t), int(k), int(x or 0)) for v, m, n, t, k, x in rows]
 
     # -- runs ------------------------------------------------------------------------------------------
 
@@ -344,12 +494,15 @@ class Session:
                 extra.append(clause)
                 extra_params.append(value)
         where, params = self.where(f, alias="s.", extra=extra)
+        order = "ORDER BY CASE WHEN s.score IS NULL THEN 1 ELSE 0 END, s.score, s.created_at DESC, s.id"
+        # The page's rows first, then their runs' inputs (not a join of every matching row).
         rows = self.rows(
             "SELECT s.id, s.created_at, s.run_id, s.scorer_id, s.outcome, s.score, s.reason, s.entity, "
-            "s.error_type, s.skip_reason, r.input "
-            f"FROM {self.scores} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id{where} "
-            "ORDER BY CASE WHEN s.score IS NULL THEN 1 ELSE 0 END, s.score, s.created_at DESC, s.id "
-            f"LIMIT {PAGE_SIZE + 1} OFFSET {max(page, 0) * PAGE_SIZE}",
+            "s.error_type, s.skip_reason, r.input FROM ("
+            "SELECT s.id, s.created_at, s.run_id, s.scorer_id, s.outcome, s.score, s.reason, s.entity, "
+            f"s.error_type, s.skip_reason FROM {self.scores} s{where} {order} "
+            f"LIMIT {PAGE_SIZE + 1} OFFSET {max(page, 0) * PAGE_SIZE}"
+            f") s LEFT JOIN {self.runs} r ON r.run_id = s.run_id {order}",
             [*extra_params, *params],
         )
         names = ("id", "created_at", "run_id", "scorer_id", "outcome", "score", "reason", "entity")

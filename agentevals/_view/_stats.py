@@ -14,17 +14,28 @@ from dataclasses import dataclass
 
 def percentile(bins: Sequence[tuple[float, int]], q: float) -> float | None:
     """The ``q`` quantile (0..1, nearest rank) of scores given as ``(value, count)`` pairs."""
+    return percentiles(bins, (q,))[0]
+
+
+def percentiles(bins: Sequence[tuple[float, int]], qs: Sequence[float]) -> list[float | None]:
+    """The ``qs`` quantiles (ascending, 0..1, nearest rank) of scores given as ``(value, count)`` pairs.
+
+    >>> percentiles([(0.9, 1), (0.1, 3)], (0.5, 1.0))
+    [0.1, 0.9]
+    """
     ordered = sorted(bins)
     total = sum(n for _, n in ordered)
     if not total:
-        return None
-    rank = max(1, math.ceil(q * total))
-    seen = 0
-    for value, n in ordered:
-        seen += n
-        if seen >= rank:
-            return value
-    return ordered[-1][0]
+        return [None for _ in qs]
+    out: list[float | None] = []
+    seen, at = 0, 0
+    for q in qs:
+        rank = max(1, math.ceil(q * total))
+        while at < len(ordered) and seen + ordered[at][1] < rank:
+            seen += ordered[at][1]
+            at += 1
+        out.append(ordered[min(at, len(ordered) - 1)][0])
+    return out
 
 
 def mean(bins: Iterable[tuple[float, int]]) -> float | None:
@@ -48,8 +59,8 @@ def histogram(bins: Sequence[tuple[float, int]], buckets: int = 20) -> tuple[lis
         return [low], [sum(n for _, n in bins)]
     width = (high - low) / buckets
     counts = [0] * buckets
-    for value, n in bins:
-        counts[min(int((value - low) / width), buckets - 1)] += n
+    for value, n in bins:  # the nudge: 0.15 / 0.05 is 2.9999999999999996, and 0.15 starts bar 3
+        counts[min(int((value - low) / width + 1e-9), buckets - 1)] += n
     return [round(low + i * width, 6) for i in range(buckets)], counts
 
 

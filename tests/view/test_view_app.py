@@ -32,7 +32,15 @@ def client(generated_store: Path) -> TestClient:
 
 
 def test_every_route_is_get_only(client: TestClient) -> None:
-    for path in ("/", "/fragments/overview", "/scorers/tone", "/runs", f"/runs/{XSS_RUN}", "/compare"):
+    for path in (
+        "/",
+        "/fragments/overview",
+        "/scorers/tone",
+        "/fragments/scorers/tone",
+        "/runs",
+        f"/runs/{XSS_RUN}",
+        "/compare",
+    ):
         assert client.get(path).status_code == 200
         assert client.post(path).status_code == 405
         assert client.delete(path).status_code == 405
@@ -43,6 +51,7 @@ def test_user_text_is_escaped_in_html_and_in_chart_data(client: TestClient) -> N
         f"/runs/{XSS_RUN}",
         "/runs?scorer=exact_match&max=0",
         "/scorers/exact_match",
+        "/fragments/scorers/exact_match",
         "/",
         "/fragments/overview",
     )
@@ -293,6 +302,7 @@ def test_postgres_shows_what_sqlite_shows(postgres: Any, tmp_path: Path) -> None
             for path in (
                 "/",
                 "/scorers/faithfulness?bucket=hour",
+                "/fragments/scorers/faithfulness?since=30d",
                 "/runs?outcome=failed",
                 "/compare?a_since=60d",
             ):
