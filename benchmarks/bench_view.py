@@ -1,14 +1,14 @@
 """``agentevals view`` over a large SQLite store: 1,000,000 score rows (200,000 runs x 5 scorers).
 
-Run: ``uv run python benchmarks/bench_view.py [--runs N] [--scorers K] [--rounds R]``. Target: the
-overview and a scorer page render in < 500 ms server side (the overview page without its slow parts,
-each scorer's covered runs and the worst scores, which the page fetches from its fragment once shown;
-the fragment is timed on its own) (through the ASGI app with Starlette's
-TestClient, no browser). The store is ``bench_report.build_store``'s (30 days, 4 entities, 3% failed,
-2% skipped). Each page is timed cold (a new app without its start-up warm-up: nothing computed yet), warm (the
-store unchanged: the page's numbers come from the app's cache) and after a write (a row added: the
-last computation is served while one refresh runs in the background); the baseline is one plain
-scan of the scores table (``SELECT COUNT(*), SUM(score)``) in the same run.
+Run: ``uv run python benchmarks/bench_view.py [--runs N] [--scorers K] [--rounds R] [--pages TEXT]``.
+Target: the overview and a scorer page render in < 500 ms server side (each page without its slow parts,
+which it fetches from its fragment once shown: the overview's covered runs per scorer and worst scores,
+a scorer's breakdowns by agent model and scorer version; fragments are timed on their own), through the
+ASGI app with Starlette's TestClient, no browser. The store is ``bench_report.build_store``'s (30 days,
+4 entities, 3% failed, 2% skipped). Each page is timed cold (a new app without its start-up warm-up:
+nothing computed yet), warm (the store unchanged: the page's numbers come from the app's cache) and
+after a write (a row added: the last computation is served while one refresh runs in the background);
+the baseline is one plain scan of the scores table (``SELECT COUNT(*), SUM(score)``) in the same run.
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ def main() -> None:
             "overview fragment, one entity": "/fragments/overview?entity=agent-1",
             "scorer": "/scorers/scorer_0",
             "scorer, hourly": "/scorers/scorer_0?bucket=hour",
+            "scorer fragment (agent model, scorer version)": "/fragments/scorers/scorer_0",
             "runs (page 1)": "/runs",
             "runs, one scorer, page 100": "/runs?scorer=scorer_1&page=99",
             "run": "/runs/run-0001234",

@@ -269,3 +269,33 @@ def test_the_scorer_page_loads_its_version_and_model_breakdowns_after_it_shows(g
         for key, n, _, _ in full["breakdowns"][title]:
             assert f'<td>{key}</td><td class="n">{n}</td>' in fragment.text, (title, key)
     assert client.get("/fragments/scorers/faithfulness?until=soon").status_code == 400
+
+
+def test_scores_outside_0_to_1_are_read_from_the_rows(tmp_path: Path) -> None:
+    """A 1-5 rating: the histogram's end bins would clamp it, so the page reads the rows."""
+    from agentevals import ScoreResult
+    from tests.view.conftest import NOW, write_store
+
+    ratings = [1.0, 2.5, 3.0, 4.0, 5.0, 5.0, 4.5, 2.0]
+    store = write_store(
+        tmp_path / "ratings.db",
+        [
+            ScoreResult(
+                scorer_id="rating",
+                scorer_name="Rating",
+                score=value,
+                run_id=f"run-{i}",
+                entity="support_agent",
+                created_at=NOW - timedelta(hours=i),
+            )
+            for i, value in enumerate(ratings)
+        ],
+    )
+    with Reader(store) as reader:
+        with reader.session() as q:
+            assert not _pages._in_range(q.scorer_totals("rating", Filters(), "day"))
+        data = _pages.scorer(reader, "rating", Filters(), "day", _pages.Settings(default=3.0))
+    assert data["summary"]["p50"] == _nearest_rank(ratings, 0.5)
+    assert data["summary"]["pass_rate"] == pytest.approx(sum(r >= 3.0 for r in ratings) / len(ratings))
+    edges, counts = data["charts"]["histogram"]["x"], data["charts"]["histogram"]["y"]
+    assert edges[0] == 1.0 and sum(counts) == len(ratings) and counts[-1] == 2  # the two 5.0s
