@@ -13,7 +13,11 @@ from agentevals._remote._worker_setup import WorkerConfig, check_config
 def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker", required=True, help="amqp://user:pass@host:5672/ or redis://host:6379/0")
     parser.add_argument(
-        "--scorers", required=True, metavar="MODULE:ATTR", help="the scorers the agents' ScoringEngine uses"
+        "--scorers",
+        required=True,
+        metavar="MODULE:ATTR",
+        help="the scorers the agents' ScoringEngine uses (a ScorerEntry's max_concurrency holds per "
+        "worker process)",
     )
     parser.add_argument(
         "--sink", action="append", required=True, help="a SQLite path or postgresql:// URL; repeatable"

@@ -52,6 +52,13 @@ def _worker_command(*args: str) -> subprocess.CompletedProcess[str]:
         (["--threads", "0"], "--threads must be a whole number >= 1"),
         (["--judge-concurrency", "4"], "need a Redis every worker shares"),
         (["--model-concurrency", "gpt"], "--model-concurrency takes MODEL=N"),
+        (["--budget", "calls=10/week"], "--budget takes KIND=AMOUNT/WINDOW[,scorer=KEY]"),
+        (["--budget", "usd=5/day,scorer=nope"], "names scorer 'nope', which the engine does not have"),
+        (["--limits", "worker_helpers:SCORERS"], "must name a dict with 'budgets' and/or 'breaker'"),
+        (
+            ["--redact", "worker_helpers:RABBITMQ_URL"],
+            "--redact worker_helpers:RABBITMQ_URL must name a redactor",
+        ),
     ],
 )
 def test_usage_errors_exit_2_saying_what_to_fix(
@@ -72,6 +79,30 @@ def test_usage_errors_exit_2_saying_what_to_fix(
     assert message in done.stderr
     assert "Traceback" not in done.stderr
     assert "s3cret" not in done.stderr
+
+
+def test_help_says_what_is_shared_and_what_is_per_process() -> None:
+    done = _worker_command("--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "Shared by all workers of the queue when they have Redis" in text
+    assert "otherwise each worker process counts its own" in text
+    assert "max_concurrency holds per worker process" in text
+    assert "on by default, per worker process" in text
+    assert "judge requests under way at once, across all workers" in text
+
+
+def test_budgets_without_redis_are_said_to_be_per_process(rabbitmq_url: str, tmp_path: Path) -> None:  # noqa: F811
+    queue = f"agentevals-test-{os.getpid()}-budget-note"
+    db = tmp_path / "s.db"
+    worker = start_worker(rabbitmq_url, queue, db, "--budget", "calls=5/day", processes=2)
+    try:
+        publish_runs(rabbitmq_url, queue, make_runs(1), ["length"])
+        wait_until(lambda: len(score_rows(db)) == 1, what="the worker's first record")
+    finally:
+        output = stop(worker)
+        delete_queue(rabbitmq_url, queue)
+    assert "budgets are counted per worker process (no Redis): 2 processes" in " ".join(output.split())
 
 
 def _rows_per_pair(db: Path) -> Counter[tuple[str, str]]:
