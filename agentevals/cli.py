@@ -88,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--table", default="agentevals_scores")
     rep.add_argument("--worst", type=int, default=10, metavar="N", help="list the N lowest scores (0: none)")
+    rep.add_argument(
+        "--pass-threshold",
+        action="append",
+        default=[],
+        metavar="[SCORER=]MIN",
+        help="pass rates against MIN instead of the stored thresholds; SCORER=MIN for one scorer; repeatable",
+    )
     rep.add_argument("--json", action="store_true")
     rep.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     rep.set_defaults(handler=_report)
@@ -364,11 +371,18 @@ def _prebuilt(name: str) -> Any:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from agentevals._evals._report import build_report, parse_since
+    from agentevals._evals._report import PassThresholds, build_report, parse_since
 
     try:
         since = parse_since(args.since) if args.since else None
-        report = build_report(args.db, since=since, source=args.source, table=args.table, worst=args.worst)
+        report = build_report(
+            args.db,
+            since=since,
+            source=args.source,
+            table=args.table,
+            worst=args.worst,
+            thresholds=PassThresholds.parse(args.pass_threshold),
+        )
     except ValueError as err:
         raise UsageError(str(err)) from err
     if args.json:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentevals._evals._format import number, percent, shorten
-from agentevals._evals._report import Coverage, Group, Report, WorstRun
+from agentevals._evals._report import Coverage, Group, PassRate, Report, WorstRun
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,6 +26,8 @@ def render_report(report: Report, console: Console) -> None:
         console.print("no score records match")
         return
     _group_table(console, "per scorer", report.by_scorer, ["scorer_id"], extra=True)
+    if report.pass_rates:
+        _pass_table(console, report.pass_rates)
     _group_table(console, "per entity", report.by_entity, ["entity", "scorer_id"])
     _group_table(console, "per day (UTC)", report.by_day, ["day", "scorer_id"])
     _coverage_table(console, report.coverage, report.runs)
@@ -37,16 +39,30 @@ def _coverage_table(console: Console, coverage: list[Coverage], runs: int) -> No
     from rich.table import Table
 
     # Runs seen: every stored run (all offered runs with store_runs="all"); sampled: those the scorer has
-    # a row for. Runs dropped before storage are not in the store, so they are not shown.
+    # a row for; dropped: runs sampled for it that the engine dropped (from the store's drops table).
     table = Table(title=f"coverage ({runs} runs seen in the store)", title_justify="left")
     table.add_column("scorer")
-    for name in ("rows", "scored", "failed", "skipped", "sampled runs", "share"):
+    for name in ("rows", "scored", "failed", "skipped", "sampled runs", "share", "dropped"):
         table.add_column(name, justify="right")
     table.add_column("skip reasons")
     for c in coverage:
         reasons = ", ".join(f"{reason} ×{n}" for reason, n in c.skip_reasons.items())
         cells = [c.scorer_id, str(c.rows), str(c.scored), str(c.failed), str(c.skipped), str(c.runs)]
-        table.add_row(*cells, percent(c.share), reasons)
+        table.add_row(*cells, percent(c.share), str(c.dropped), reasons)
+    console.print(table)
+
+
+def _pass_table(console: Console, rates: list[PassRate]) -> None:
+    from rich.table import Table
+
+    table = Table(title="pass rates", title_justify="left")
+    table.add_column("scorer")
+    table.add_column("threshold")
+    for name in ("scores", "passed", "pass rate"):
+        table.add_column(name, justify="right")
+    for r in rates:
+        origin = "" if r.origin == "stored" else " (--pass-threshold)"
+        table.add_row(r.scorer_id, f"{r.threshold}{origin}", str(r.scores), str(r.passed), percent(r.rate))
     console.print(table)
 
 

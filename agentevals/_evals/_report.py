@@ -6,7 +6,9 @@ version-1 or -2 store is migrated to version 3 first. The SQL is written once (`
 dialects differ only in :class:`_Dialect`'s few expressions. Every per-group table comes from the rollup
 the database keeps (per hour, see ``agentevals.sinks._rollup``), plus, when ``since`` falls inside an
 hour, the score rows of the rest of that hour; coverage adds one ``COUNT(DISTINCT run_id)``, the worst
-list one top-N query.
+list one top-N query. The runs the engine dropped and each scorer's pass threshold come from the
+store's drops and scorers tables (schema version 4, see ``_catalog``); pass rates count the score rows
+of each scorer that has a threshold, through the (scorer, created_at) index.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import os
 import re
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -26,8 +28,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agentevals._evals._catalog import dropped_counts, stored_thresholds
+from agentevals._evals._config import Threshold
 from agentevals._evals._export import transcript_text
-from agentevals._store import open_store
+from agentevals._store import Store, open_store
 
 TABLE = "agentevals_scores"
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
@@ -61,7 +65,9 @@ class Group:
 @dataclass(frozen=True)
 class Coverage:
     """One scorer's rows (by outcome; ``skip_reasons`` counts the skipped ones per reason) and the runs
-    it has a row for (``runs``) out of the runs in the store (``store_runs``, same filters)."""
+    it has a row for (``runs``) out of the runs in the store (``store_runs``, same filters);
+    ``dropped``: runs sampled for it that a ``ScoringEngine`` dropped (queue full, evicted, after
+    shutdown), counted per whole hour from ``since`` (live scoring only)."""
 
     scorer_id: str
     rows: int
@@ -72,6 +78,55 @@ class Coverage:
     runs: int
     store_runs: int
     share: float | None  # runs / store_runs (None without stored runs)
+    dropped: int = 0
+
+
+@dataclass(frozen=True)
+class PassRate:
+    """The share of one scorer's scores that met its ``threshold`` (``"stored"``: the one a live engine
+    or an evaluation stored for it; ``"option"``: ``--pass-threshold``)."""
+
+    scorer_id: str
+    threshold: str
+    origin: str
+    scores: int
+    passed: int
+    rate: float | None
+
+
+@dataclass(frozen=True)
+class PassThresholds:
+    """``--pass-threshold`` values: per scorer, and one for every other scorer (``default``); a scorer
+    named in neither uses its stored threshold.
+
+    >>> PassThresholds.parse(["0.6", "exact_match=0.8"]).of("exact_match"), PassThresholds.parse([]).default
+    (Threshold(min=0.8, max=None), None)
+    """
+
+    per_scorer: dict[str, Threshold] = field(default_factory=dict)
+    default: Threshold | None = None
+
+    @classmethod
+    def parse(cls, values: Sequence[str]) -> PassThresholds:
+        """From ``MIN`` / ``SCORER=MIN`` texts; a ``ValueError`` saying what is wrong."""
+        per_scorer: dict[str, Threshold] = {}
+        default = None
+        for value in values:
+            name, _, number = value.rpartition("=")
+            try:
+                threshold = Threshold.of(float(number), name=f"--pass-threshold {value!r}")
+            except ValueError:
+                raise ValueError(
+                    f"--pass-threshold {value!r}: expected MIN or SCORER=MIN, e.g. exact_match=0.8"
+                ) from None
+            if name:
+                per_scorer[name] = threshold
+            else:
+                default = threshold
+        return cls(per_scorer, default)
+
+    def of(self, scorer_id: str) -> Threshold | None:
+        return self.per_scorer.get(scorer_id, self.default)
 
 
 @dataclass(frozen=True)
@@ -102,6 +157,7 @@ class Report:
     coverage: list[Coverage] = field(default_factory=list)
     worst: list[WorstRun] = field(default_factory=list)
     runs: int = 0  # runs in the store (same filters)
+    pass_rates: list[PassRate] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -134,13 +190,15 @@ def build_report(
     table: str = TABLE,
     worst: int = 10,
     covered: bool = True,
+    thresholds: PassThresholds | None = None,
 ) -> Report:
     """Query the store at ``db`` (a SQLite file, a ``postgresql://`` URL or a ``.jsonl`` file written by
     ``JsonlSink``) whose scores table is
     ``table``; ``since``/``source`` filter the records (``"eval"`` also finds the ``"test"`` rows of
     earlier releases, and the other way round), ``worst`` is how many lowest scores to list;
     ``covered=False`` skips counting each scorer's runs (its coverage's ``runs`` and ``share`` are
-    then 0) for a caller that loads them apart.
+    then 0) for a caller that loads them apart. ``thresholds`` (``--pass-threshold``) asks for pass
+    rates: per scorer, against the threshold given there, else the one stored for it (none: no rate).
 
     Raises ``ValueError`` when there is no store there (no file, not SQLite, no such table, no server).
     """
@@ -149,7 +207,7 @@ def build_report(
     if worst < 0:
         raise ValueError(f"--worst must be 0 or more, got {worst}")
     with _open(str(db), table) as store:
-        return _Query(store, table, since, source).report(worst, covered)
+        return _Query(store, table, since, source).report(worst, covered, thresholds)
 
 
 @dataclass(frozen=True)
@@ -186,6 +244,7 @@ class _Store:
     dialect: _Dialect
     conn: Any
     connect: Callable[[], Any] | None = None
+    opened: Store | None = None  # the store it reads (for the catalog's queries)
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
@@ -215,9 +274,9 @@ def _open(db: str, table: str) -> Iterator[_Store]:
     """The store at ``db`` through :func:`open_store` (SQLite read-only, PostgreSQL, or a JSONL copy)."""
     with open_store(db, table=table, read_only=True) as store:
         if store.kind == "sqlite":
-            yield _Store(store.display, SQLITE, store.connection, connect=store.reader)
+            yield _Store(store.display, SQLITE, store.connection, connect=store.reader, opened=store)
         else:
-            yield _Store(store.display, POSTGRES, store.connection)
+            yield _Store(store.display, POSTGRES, store.connection, opened=store)
 
 
 def _filters(
@@ -296,7 +355,7 @@ class _Query:
         self.since, self.source = since, source
         self.clauses, self.params = _filters(since, source, store.dialect)
 
-    def report(self, worst: int, count_runs: bool = True) -> Report:
+    def report(self, worst: int, count_runs: bool = True, thresholds: PassThresholds | None = None) -> Report:
         scorer: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
         entity: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
         day: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
@@ -319,6 +378,9 @@ class _Query:
             outcomes[s][row[4]] += row[6]
             if row[4] == "skipped":
                 skips[s][skip_reason or "-"] += row[6]
+        dropped = self._dropped()
+        for scorer_id in dropped:
+            outcomes.setdefault(scorer_id, Counter())
         return Report(
             db=self.store.db,
             since=None if self.since is None else self.since.isoformat(),
@@ -328,10 +390,48 @@ class _Query:
             by_scorer=_groups(scorer, ("scorer_id",)),
             by_entity=_groups(entity, ("entity", "scorer_id")),
             by_day=_groups(day, ("day", "scorer_id")),
-            coverage=_coverage(outcomes, skips, covered, store_runs),
+            coverage=_coverage(outcomes, skips, covered, store_runs, dropped),
             worst=worst_runs,
             runs=store_runs,
+            pass_rates=[]
+            if thresholds is None
+            else self._pass_rates([k[0] for k in scorer if k[0]], thresholds),
         )
+
+    def _dropped(self) -> dict[str, int]:
+        """Per scorer, the dropped runs it had sampled (none for other sources than live scoring)."""
+        if self.store.opened is None or self.source not in (None, "live"):
+            return {}
+        return dropped_counts(self.store.opened, since=self.since)
+
+    def _pass_rates(self, scorers: list[str], options: PassThresholds) -> list[PassRate]:
+        """Per scorer with a threshold (``--pass-threshold``, else the stored one), its scores and those
+        that met it (one indexed count per scorer, in threads)."""
+        stored = {} if self.store.opened is None else stored_thresholds(self.store.opened)
+        chosen: dict[str, tuple[Threshold, str]] = {}
+        for scorer_id in sorted(scorers):
+            option = options.of(scorer_id)
+            if option is not None:
+                chosen[scorer_id] = (option, "option")
+            elif scorer_id in stored:
+                chosen[scorer_id] = (stored[scorer_id], "stored")
+        counts = self.store.parallel(
+            [partial(self._passed, scorer_id=s, threshold=t) for s, (t, _) in chosen.items()]
+        )
+        return [
+            PassRate(scorer_id, str(threshold), origin, n, passed, passed / n if n else None)
+            for (scorer_id, (threshold, origin)), (n, passed) in zip(chosen.items(), counts, strict=True)
+        ]
+
+    def _passed(self, store: _Store, scorer_id: str, threshold: Threshold) -> tuple[int, int]:
+        """``(scores, scores meeting threshold)`` of ``scorer_id`` under the report's filters."""
+        bounds, params = _bounds(threshold)
+        clauses = ["scorer_id = ?", "score IS NOT NULL", *self.clauses]
+        row = store.rows(
+            f"SELECT COUNT(*), SUM(CASE WHEN {bounds} THEN 1 ELSE 0 END) FROM {self.table}{_where(clauses)}",
+            [*params, scorer_id, *self.params],
+        )[0]
+        return int(row[0]), int(row[1] or 0)
 
     def _rolled(self, store: _Store) -> list[tuple[Any, ...]]:
         """The aggregates of the whole hours from ``since`` on, from the rollup, grouped by day, entity,
@@ -412,11 +512,24 @@ class _Query:
         ]
 
 
+def _bounds(threshold: Threshold) -> tuple[str, list[float]]:
+    """The SQL condition a score meets ``threshold`` by, and its parameters."""
+    clauses, params = [], []
+    if threshold.min is not None:
+        clauses.append("score >= ?")
+        params.append(threshold.min)
+    if threshold.max is not None:
+        clauses.append("score <= ?")
+        params.append(threshold.max)
+    return " AND ".join(clauses), params
+
+
 def _coverage(
     outcomes: dict[str, Counter[str]],
     skips: dict[str, Counter[str]],
     covered: dict[str, int],
     store_runs: int,
+    dropped: Mapping[str, int],
 ) -> list[Coverage]:
     out = []
     for scorer_id in sorted(outcomes, key=lambda s: s or ""):
@@ -432,6 +545,7 @@ def _coverage(
                 runs=runs,
                 store_runs=store_runs,
                 share=runs / store_runs if store_runs else None,
+                dropped=dropped.get(scorer_id, 0),
             )
         )
     return out
