@@ -231,6 +231,9 @@ def _completion_body(reply: Reply, model: str) -> str:
 def _handler_for(fake: FakeJudgeServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # The headers and the body go out in two writes: with Nagle's algorithm on, the body waited for
+        # the client's delayed ACK of the headers (~40 ms a reply on a kept-alive connection).
+        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
