@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from agentevals._view import _stats
@@ -108,17 +109,27 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
 
 
 def overview_deferred(reader: Reader, f: Filters) -> dict[str, Any]:
-    """What a ``deferred`` overview leaves out: per scorer its coverage of the stored runs, and the
-    worst scores."""
-    from agentevals._evals._report import build_report
+    """What a ``deferred`` overview leaves out: per scorer its coverage of the stored runs (as ``agentevals
+    report`` counts it: since ``f.since``, every entity), and the worst scores. Each scorer's runs are
+    counted on a connection of its own, all at once."""
+    with reader.session() as q:
+        names = q.scorers_since(f.since)
+    jobs: list[Callable[[Session], Any]] = [
+        lambda q: q.stored_runs(f.since),
+        lambda q: _worst(q, f),
+        *(partial(_covered, scorer_id=name, since=f.since) for name in names),
+    ]
+    store_runs, worst, *covered = reader.parallel(jobs)
+    coverage = {
+        name: {"runs": runs, "store_runs": store_runs, "share": runs / store_runs if store_runs else None}
+        for name, (rows, runs) in zip(names, covered, strict=True)
+        if rows
+    }
+    return {"coverage": coverage, "worst": worst}
 
-    report, worst = reader.parallel(
-        [
-            lambda q: build_report(reader.database, since=f.since, table=reader.tables.scores, worst=0),
-            lambda q: _worst(q, f),
-        ]
-    )
-    return {"coverage": {c.scorer_id: _coverage(c) for c in report.coverage}, "worst": worst}
+
+def _covered(q: Session, scorer_id: str, since: datetime | None) -> tuple[int, int]:
+    return q.covered_runs(scorer_id, since)
 
 
 def _coverage(cov: Any) -> dict[str, Any]:

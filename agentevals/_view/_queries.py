@@ -253,6 +253,34 @@ class Session:
         )[0]
         return _text(low), _text(high)
 
+    # -- coverage --------------------------------------------------------------------------------------
+
+    def scorers_since(self, since: datetime | None) -> list[str]:
+        """The scorers the rollup has rows of from the hour of ``since`` on (or any), sorted."""
+        where, params = "", []
+        if since is not None:
+            where, params = " WHERE bucket >= ?", [since.astimezone(UTC).strftime("%Y-%m-%dT%H")]
+        rows = self.rows(
+            f"SELECT DISTINCT scorer_id FROM {self.reader.tables.rollup}{where} ORDER BY 1", params
+        )
+        return [str(row[0]) for row in rows]
+
+    def covered_runs(self, scorer: str, since: datetime | None) -> tuple[int, int]:
+        """``(rows, distinct runs)`` of one scorer from ``since`` on (through its (scorer, created_at)
+        index)."""
+        where, params = self.where(Filters(since=since), extra=["scorer_id = ?"])
+        rows, runs = self.rows(
+            f"SELECT COUNT(*), COUNT(DISTINCT run_id) FROM {self.scores}{where}", [scorer, *params]
+        )[0]
+        return int(rows), int(runs)
+
+    def stored_runs(self, since: datetime | None) -> int:
+        """How many runs are stored from ``since`` on."""
+        where, params = "", []
+        if since is not None:
+            where, params = " WHERE created_at >= ?", [self.moment(since)]
+        return int(self.rows(f"SELECT COUNT(*) FROM {self.runs}{where}", params)[0][0])
+
     # -- from the rollup and the score histogram (schema version 3) -----------------------------------
 
     def _hourly(self, f: Filters, scorer: str | None = None) -> tuple[str, list[Any], list[Filters]]:

@@ -299,3 +299,21 @@ def test_scores_outside_0_to_1_are_read_from_the_rows(tmp_path: Path) -> None:
     assert data["summary"]["pass_rate"] == pytest.approx(sum(r >= 3.0 for r in ratings) / len(ratings))
     edges, counts = data["charts"]["histogram"]["x"], data["charts"]["histogram"]["y"]
     assert edges[0] == 1.0 and sum(counts) == len(ratings) and counts[-1] == 2  # the two 5.0s
+
+
+@pytest.mark.parametrize("since", [None, timedelta(days=-9, minutes=-17)])
+def test_the_overview_fragment_counts_coverage_as_the_report_does(
+    generated_store: Path, since: timedelta | None
+) -> None:
+    from agentevals._evals._report import build_report
+
+    f = _filters(since, None, None)
+    with Reader(generated_store) as reader:
+        shown = _pages.overview_deferred(reader, f)["coverage"]
+    report = build_report(generated_store, since=f.since, worst=0)
+    assert shown == {
+        c.scorer_id: {"runs": c.runs, "store_runs": c.store_runs, "share": c.share} for c in report.coverage
+    }
+    chosen = [r for r in generated_records() if f.since is None or r.created_at >= f.since]
+    assert shown["tone"]["runs"] == len({r.run_id for r in chosen if r.scorer_id == "tone"})
+    assert shown["tone"]["store_runs"] == len({r.run_id for r in chosen})
