@@ -92,7 +92,10 @@ class ScoringEngine(EngineDispatch):
     - ``broker``: score on workers (``agentevals worker``) instead of here: accepted runs go to a
       forwarder thread that publishes them to RabbitMQ (``"amqp://guest:guest@127.0.0.1:5672/"``) or
       Redis (``"redis://127.0.0.1:6379/0"``) on the ``broker_queue`` queue; the workers' sinks store the
-      records, so ``sinks=`` and ``redact=`` go to them, and the judges are checked there. The broker may
+      records, so ``sinks=`` go to them, and the judges are checked there. ``redact=`` must then be a
+      :func:`~agentevals.redaction.mask`: it masks every text of each run (messages, tool arguments
+      and results, input, output, context, error, metadata) on the forwarder's thread, before the run
+      is spooled or published. The broker may
       be down: runs wait (reconnects with backoff), in memory up to ``queue_size`` or, with
       ``spool="agentevals-spool.db"``, in a SQLite file of at most ``spool_size`` runs that they leave
       only once the broker confirmed them (a restarted process on the same spool sends what a killed

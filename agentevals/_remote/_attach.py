@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentevals._engine._dispatch import EngineDispatch
+from agentevals._redact import Masker
 from agentevals._remote._codec import QUEUE
 from agentevals._remote._forwarder import Forwarder, Outgoing, make_broker
 from agentevals._remote._spool import Spool
@@ -22,13 +23,15 @@ _QUEUE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9._-]*")
 
 @dataclass(frozen=True)
 class RemoteOptions:
-    """The checked ``broker=``, ``spool=``, ``spool_size=`` and ``broker_queue=`` of an engine."""
+    """The checked ``broker=``, ``spool=``, ``spool_size=``, ``broker_queue=`` and ``redact=`` of an
+    engine."""
 
     url: str
     broker: Any  # the Dramatiq broker for ``url`` (nothing connected yet)
     spool: str | os.PathLike[str] | None
     spool_size: int
     queue: str
+    mask: Masker | None  # masks each run's texts before it is encoded
 
 
 def check_remote_options(
@@ -52,10 +55,12 @@ def check_remote_options(
             "with broker= the workers score and store: give the sinks to `agentevals worker --sink ...`, "
             "not to the engine (drop sinks=)"
         )
-    if redact is not None:
+    if redact is not None and not isinstance(redact, Masker):
         raise ValueError(
-            "with broker= records are made on the workers, where redact= cannot follow (a function "
-            "stays in this process); drop redact= (runs are published as they are)"
+            "with broker=, redact= must be a mask from agentevals.redaction (e.g. mask([EMAIL, PHONE])): "
+            "it masks every text of each run here, before the run is spooled or published; a function "
+            f"(record) -> record such as {redact!r} works on the workers' records instead: "
+            "`agentevals worker --redact module:REDACTOR`"
         )
     if isinstance(spool_size, bool) or not isinstance(spool_size, int) or spool_size < 1:
         raise ValueError(f"spool_size must be a whole number >= 1 (e.g. 100_000), got {spool_size!r}")
@@ -66,7 +71,7 @@ def check_remote_options(
         )
     if spool is not None:
         Spool(spool, max_rows=spool_size).close()  # a clear error now if the file cannot be a spool
-    return RemoteOptions(broker, client, spool, spool_size, queue)
+    return RemoteOptions(broker, client, spool, spool_size, queue, redact)
 
 
 def start_forwarder(
@@ -104,6 +109,7 @@ def start_forwarder(
         batch_size=batch_size,
         on_progress=lambda: _wake_flush(engine),
         dead_letter=engine.dead_letter.path,
+        mask=options.mask,
     )
 
     def start() -> None:

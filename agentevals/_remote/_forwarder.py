@@ -9,6 +9,7 @@ next only when that one is out, so while the broker is down runs wait in the eng
 (its overflow counted as dropped). A broker outage is retried with backoff, and logged once. A message
 the broker refuses for good (too large, say) is tried ``_REFUSALS`` times, then split in halves until
 the refused run is alone; that run goes to the engine's dead-letter file, counted as dropped.
+With a ``mask`` (the engine's ``redact=``), each run's texts are masked here before it is encoded.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agentevals._engine._deferred import DeferredRun
+from agentevals._redact import Masker, redact_text
 from agentevals._remote._codec import ACTOR, batch_text, run_entry_text
 from agentevals._remote._refusal import MessageTooLarge, dead_letter_run, refused_for_good
+from agentevals._remote._run_mask import masked_run
 from agentevals._remote._spool import Spool
 from agentevals._run import Run
 from agentevals._store import display_address
@@ -131,6 +134,7 @@ class Forwarder:
         batch_size: int,
         on_progress: Callable[[], None],
         dead_letter: Path,
+        mask: Masker | None = None,
     ) -> None:
         self.url = url
         self.queue = queue
@@ -141,6 +145,7 @@ class Forwarder:
         self._batch_size = batch_size
         self._on_progress = on_progress
         self._dead_letter = dead_letter
+        self._mask = mask
         self.max_runs = MAX_RUNS
         self.max_message_bytes = MAX_MESSAGE_BYTES
         self._refusals = 0  # failed attempts of the first message, refused for good
@@ -317,9 +322,12 @@ class Forwarder:
         for run, keys in items:
             try:
                 built = run.materialize() if isinstance(run, DeferredRun) else run
+                if self._mask is not None:
+                    built = masked_run(self._mask, built)
                 text = run_entry_text(built, keys, entity=self._entity)
             except Exception as err:
-                self._count_dropped(1, f"run {run.run_id!r} could not be built ({type(err).__name__}: {err})")
+                why = redact_text(self._mask, f"{type(err).__name__}: {err}")
+                self._count_dropped(1, f"run {run.run_id!r} could not be built ({why})")
                 continue
             ready.append(_Ready(self.queue, text))
         return ready

@@ -43,6 +43,10 @@ class Broker:
 
     def drain(self, queue: str) -> list[dict[str, Any]]:
         """Take every message from ``queue``: the Dramatiq messages as JSON data, in queue order."""
+        return [json.loads(body) for body in self.drain_bodies(queue)]
+
+    def drain_bodies(self, queue: str) -> list[bytes]:
+        """Take every message from ``queue``: each body as the broker holds it, in queue order."""
         if self.kind == "rabbitmq":
             import pika
 
@@ -54,7 +58,7 @@ class Broker:
                     _method, _properties, body = channel.basic_get(queue, auto_ack=True)
                     if body is None:
                         return found
-                    found.append(json.loads(body))
+                    found.append(bytes(body))
             finally:
                 conn.close()
         import redis
@@ -65,7 +69,7 @@ class Broker:
             bodies = client.hgetall(f"dramatiq:{queue}.msgs")
             assert len(bodies) == len(ids), "the queue's list and its messages disagree"
             client.delete(f"dramatiq:{queue}", f"dramatiq:{queue}.msgs")
-            return [json.loads(bodies[i]) for i in ids]
+            return [bytes(bodies[i]) for i in ids]
         finally:
             client.close()
 

@@ -25,7 +25,7 @@ _URL = "amqp://guest:guest@127.0.0.1:5672/"
         ({"broker": 5672}, "broker must be a URL"),
         ({"broker": "amqp://guest:guest@127.0.0.1:notaport/"}, "cannot be read"),
         ({"broker": _URL, "sinks": [MemorySink()]}, "agentevals worker --sink"),
-        ({"broker": _URL, "redact": lambda record: record}, "drop redact="),
+        ({"broker": _URL, "redact": lambda record: record}, "redact= must be a mask"),
         ({"spool": "spool.db"}, "pass broker="),
         ({"broker": _URL, "spool_size": 0}, "spool_size must be a whole number"),
         ({"broker": _URL, "broker_queue": "no spaces"}, "broker_queue must be a queue name"),
