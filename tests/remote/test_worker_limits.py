@@ -119,39 +119,43 @@ def rows(db: Path) -> list[tuple[str, str, str | None]]:
         conn.close()
 
 
-def test_a_calls_budget_lets_exactly_n_requests_through_across_two_worker_processes(
+def test_a_calls_budget_lets_exactly_n_requests_through_across_worker_processes(
     redis_url: str,  # noqa: F811
     queue: str,
     tmp_path: Path,
 ) -> None:
+    """A worker in this process spends 6 of 10 calls; then a worker of two processes (the budget from
+    the command line) gets exactly the 4 left between them: were the budget per process, either of
+    them alone could make 10 calls."""
     db = tmp_path / "scores.db"
-    responder = InFlight(latency=0.05)
-    with FakeJudgeServer(responder=responder) as server:
+    with FakeJudgeServer(responder=InFlight(latency=0.05)) as server:
         config = WorkerConfig(
             broker=redis_url, scorers="-", sinks=(str(db),), queue=queue, rate_limit_backend=redis_url,
             budgets=("calls=10/day",),
         )  # fmt: skip
         app = WorkerApp(config, normalize_scorers({"verdict": judged_scorer(fake_judge(server.url))}))
-        there = start_worker(
-            redis_url, queue, db, "--budget", "calls=10/day", threads=4, scorers="test_worker_limits:JUDGED",
-            env={"AGENTEVALS_TEST_JUDGE_URL": server.url},
-        )  # fmt: skip
         here = app.worker(threads=4)
+        here.start()
         try:
-            publish_runs(redis_url, queue, make_runs(3), ["verdict"])
-            wait_until(lambda: len(score_rows(db)) == 3, what="the subprocess worker's first records")
-            here.start()  # both workers take messages from here on
-            publish_runs(redis_url, queue, make_runs(40), ["verdict"])
-            wait_until(lambda: len(score_rows(db)) == 43)
+            publish_runs(redis_url, queue, make_runs(6), ["verdict"])
+            wait_until(lambda: len(score_rows(db)) == 6, what="the first worker's records")
         finally:
             here.stop()
             app.broker.close()
+        there = start_worker(
+            redis_url, queue, db, "--budget", "calls=10/day", processes=2, threads=2,
+            scorers="test_worker_limits:JUDGED", env={"AGENTEVALS_TEST_JUDGE_URL": server.url},
+        )  # fmt: skip
+        try:
+            publish_runs(redis_url, queue, make_runs(30), ["verdict"])
+            wait_until(lambda: len(score_rows(db)) == 36)
+        finally:
             output = stop(there)
     assert len(server.requests) == 10, output
-    assert Counter(rows(db)) == {("verdict", "scored", None): 10, ("verdict", "skipped", "budget"): 33}
-    assert 0 < app.scorer.counts["messages"] < 40, "one worker took every message: nothing was shared"
-    assert "judge budget 10 calls/day spent" in output  # the subprocess refused some too, and said so
-    assert "budgets={'10 calls/day': 'spent 10" in output  # its stop line
+    assert app.scorer.counts["scored"] == 6
+    assert Counter(rows(db)) == {("verdict", "scored", None): 10, ("verdict", "skipped", "budget"): 26}
+    assert "judge budget 10 calls/day spent" in output  # said once per process that met it
+    assert "budgets={'10 calls/day': 'spent 10" in output  # a stop line
 
 
 def test_the_breaker_opens_skips_runs_and_closes_again(
