@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any
 
 from agentevals._view import _stats
-from agentevals._view._queries import PAGE_SIZE, Binned, Bucket, Filters, Reader, Session, Totals
+from agentevals._view._queries import PAGE_SIZE, Binned, Bucket, Filters, Outcomes, Reader, Session, Totals
 from agentevals._view._transcript import context, loads, pretty, transcript
 
 #: The threshold a score must reach to pass when none is given for its scorer (``--threshold``).
@@ -54,35 +54,40 @@ def _summary(bins: list[tuple[float, int]], passed: int) -> dict[str, Any]:
 
 
 def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool = False) -> dict[str, Any]:
-    """Per scorer: volume by outcome, mean, p10/p50, pass rate, errors by type, a daily-mean sparkline,
-    its coverage of the stored runs; and the worst scores. Read from the rollup and the score histogram
-    (percentiles to 0.01, the mean exact) unless the filters or thresholds need the score rows.
-    ``deferred`` leaves out the slow parts, the runs each scorer covers and the worst scores (the
-    page loads them from :func:`overview_deferred` after it shows)."""
-    from agentevals._evals._report import build_report
-
-    report, totals, histogram, worst, daily = reader.parallel(
+    """Per scorer: volume by outcome, mean, p10/p50, pass rate, errors by type, skip reasons, judge cost,
+    a daily-mean sparkline, its coverage of the stored runs; and the worst scores. Read from the rollup
+    and the score histogram (percentiles to 0.01, the mean exact) unless the filters or thresholds need
+    the score rows. ``deferred`` leaves out the slow parts, the runs each scorer covers and the worst
+    scores (the page loads them from :func:`overview_deferred` after it shows)."""
+    rolled = f.eval_id is None
+    with reader.session() as q:
+        middle = q.middle_hour() if rolled else None
+    totals, histogram, later, daily, store_runs = reader.parallel(
         [
-            lambda q: build_report(
-                reader.database, since=f.since, table=reader.tables.scores, worst=0, covered=not deferred
-            ),
-            lambda q: q.outcome_totals(f) if f.eval_id is None else None,
-            lambda q: q.histogram(f) if f.eval_id is None else None,
-            lambda q: [] if deferred else _worst(q, f),
-            lambda q: q.daily_means(f) if f.entity else None,
+            lambda q: q.outcome_totals(f),
+            # the histogram in two halves of its hours, at once (a grouped read of every bin row)
+            lambda q: q.histogram(f, (None, middle)) if rolled else None,
+            lambda q: q.histogram(f, (middle, None)) if rolled and middle is not None else [],
+            lambda q: q.daily_means(f),
+            lambda q: q.stored_runs(f.since),
         ]
     )
-    binned = _from_histogram(totals, histogram, settings)
+    binned = None if histogram is None else _from_histogram(totals, histogram + later, settings)
     if binned is None:
         with reader.session() as q:
             binned = _from_rows(q.bins(f, settings.thresholds, settings.default))
-    outcomes, errors, bins, passed, means = binned
-    cost = {g.key["scorer_id"]: (g.cost_usd, g.tokens) for g in report.by_scorer}
-    coverage = {c.scorer_id: c for c in report.coverage}
-    sparklines = _report_daily(report) if daily is None else _daily(daily)
+    outcomes, errors, bins, passed = binned
+    extra = {} if deferred else overview_deferred(reader, f)
+    coverage = extra.get("coverage", {})
+    sparklines = _daily(daily)
     scorers = []
     for scorer_id in sorted(outcomes):
-        cov = coverage.get(scorer_id)
+        mine = [t for t in totals if t.scorer_id == scorer_id]
+        scored = sum(t.scores for t in mine)
+        skips: Counter[str] = Counter()
+        for t in mine:
+            if t.outcome == "skipped":
+                skips[t.skip_reason or "-"] += t.rows
         scorers.append(
             {
                 "id": scorer_id,
@@ -90,19 +95,19 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
                 "outcomes": dict(outcomes[scorer_id]),
                 "errors": errors[scorer_id].most_common(),
                 "threshold": settings.threshold(scorer_id),
-                "cost_usd": cost.get(scorer_id, (None, 0))[0],
-                "tokens": cost.get(scorer_id, (None, 0))[1],
-                "coverage": None if cov is None or deferred else _coverage(cov),
-                "skip_reasons": {} if cov is None else cov.skip_reasons,
+                "cost_usd": sum(t.cost for t in mine) if any(t.priced for t in mine) else None,
+                "tokens": sum(t.tokens for t in mine),
+                "coverage": coverage.get(scorer_id),
+                "skip_reasons": dict(skips.most_common()),
                 **_summary(bins[scorer_id], passed[scorer_id]),
-                **({"mean": means[scorer_id]} if scorer_id in means else {}),
+                "mean": sum(t.total for t in mine) / scored if scored else None,
             }
         )
     return {
         "scorers": scorers,
         "charts": {f"spark-{s}": sparklines.get(s, {"x": [], "y": []}) for s in outcomes},
-        "store_runs": report.runs,
-        "worst": worst,
+        "store_runs": store_runs,
+        "worst": extra.get("worst", []),
         "entity_note": bool(f.entity),
         "deferred": deferred,
     }
@@ -132,10 +137,6 @@ def _covered(q: Session, scorer_id: str, since: datetime | None) -> tuple[int, i
     return q.covered_runs(scorer_id, since)
 
 
-def _coverage(cov: Any) -> dict[str, Any]:
-    return {"runs": cov.runs, "store_runs": cov.store_runs, "share": cov.share}
-
-
 def _worst(q: Session, f: Filters) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = runs(q, f, 0, outcome="scored")["rows"][:10]
     return rows
@@ -146,7 +147,6 @@ _Binned = tuple[
     dict[str, Counter[str]],
     dict[str, list[tuple[float, int]]],
     Counter[str],
-    dict[str, float | None],
 ]
 
 
@@ -163,35 +163,32 @@ def _from_rows(binned: list[tuple[str, str, str | None, float | None, int, int]]
         if value is not None:
             bins[scorer_id].append((value, n))
             passed[scorer_id] += ok
-    return outcomes, errors, bins, passed, {}
+    return outcomes, errors, bins, passed
 
 
-def _from_histogram(totals: Any, histogram: Any, settings: Settings) -> _Binned | None:
+def _from_histogram(
+    totals: list[Outcomes], histogram: list[tuple[str, int, int]], settings: Settings
+) -> _Binned | None:
     """The same from the rollup's totals and the histogram's bins (``None`` when they cannot tell: a
     threshold that is not a whole bin in 0.01..0.99, or scores outside 0..1, which the end bins clamp).
     A percentile is its bin's lower edge, kept within the scorer's exact lowest and highest score."""
-    if totals is None or histogram is None:
-        return None
     edges: dict[str, int] = {}
-    for scorer_id in {row[0] for row in totals}:
+    for scorer_id in {t.scorer_id for t in totals}:
         edge = _edge(settings.threshold(scorer_id))
         if edge is None:
             return None
         edges[scorer_id] = edge
     outcomes: dict[str, Counter[str]] = defaultdict(Counter)
     errors: dict[str, Counter[str]] = defaultdict(Counter)
-    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     lows: dict[str, float] = {}
     highs: dict[str, float] = {}
-    for scorer_id, outcome, error_type, rows, scores, total, low, high in totals:
-        outcomes[scorer_id][outcome] += rows
-        if outcome == "failed":
-            errors[scorer_id][error_type or "error"] += rows
-        sums[scorer_id][0] += total
-        sums[scorer_id][1] += scores
-        if low is not None and high is not None:
-            lows[scorer_id] = min(low, lows.get(scorer_id, low))
-            highs[scorer_id] = max(high, highs.get(scorer_id, high))
+    for t in totals:
+        outcomes[t.scorer_id][t.outcome] += t.rows
+        if t.outcome == "failed":
+            errors[t.scorer_id][t.error_type or "error"] += t.rows
+        if t.low is not None and t.high is not None:
+            lows[t.scorer_id] = min(t.low, lows.get(t.scorer_id, t.low))
+            highs[t.scorer_id] = max(t.high, highs.get(t.scorer_id, t.high))
     if any(v < 0.0 for v in lows.values()) or any(v > 1.0 for v in highs.values()):
         return None
     bins: dict[str, list[tuple[float, int]]] = defaultdict(list)
@@ -201,19 +198,7 @@ def _from_histogram(totals: Any, histogram: Any, settings: Settings) -> _Binned 
         bins[scorer_id].append((value, n))
         if index >= edges.get(scorer_id, 100):
             passed[scorer_id] += n
-    means = {k: (total / n if n else None) for k, (total, n) in sums.items()}
-    return outcomes, errors, bins, passed, means
-
-
-def _report_daily(report: Any) -> dict[str, dict[str, list[Any]]]:
-    out: dict[str, dict[str, list[Any]]] = defaultdict(lambda: {"x": [], "y": []})
-    for group in report.by_day:
-        if group.key["day"] is None or group.mean is None:
-            continue
-        line = out[str(group.key["scorer_id"])]
-        line["x"].append(epoch(str(group.key["day"])))
-        line["y"].append(round(group.mean, 4))
-    return dict(out)
+    return outcomes, errors, bins, passed
 
 
 def _daily(rows: list[tuple[str, str, float, int]]) -> dict[str, dict[str, list[Any]]]:

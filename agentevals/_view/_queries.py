@@ -111,6 +111,24 @@ class Binned:
     total: float  # sum of the scores (exact)
 
 
+@dataclass(frozen=True)
+class Outcomes:
+    """Aggregates of one scorer's rows with one outcome, error type and skip reason."""
+
+    scorer_id: str
+    outcome: str
+    error_type: str | None
+    skip_reason: str | None
+    rows: int
+    scores: int
+    total: float  # sum of the scores
+    low: float | None
+    high: float | None
+    priced: int  # rows with a judge cost
+    cost: float
+    tokens: int
+
+
 class Reader:
     """A store opened for the viewer through :func:`open_store` (checked, a version-1 store migrated,
     a ``.jsonl`` file loaded into a temporary SQLite copy) and kept open until :meth:`close`; each
@@ -310,45 +328,79 @@ class Session:
                 params.append(value)
         return (" WHERE " + " AND ".join(clauses) if clauses else ""), params, partial
 
-    def outcome_totals(
-        self, f: Filters
-    ) -> list[tuple[str, str, str | None, int, int, float, float | None, float | None]]:
-        """``(scorer_id, outcome, error_type, rows, scores, sum of scores, lowest, highest)`` under ``f``
-        (no ``eval_id``): the rollup's whole hours plus the rows of partial hours."""
-        where, params, partial = self._hourly(f)
-        rows = self.rows(
-            "SELECT scorer_id, outcome, error_type, SUM(rows), SUM(scores), SUM(total), MIN(low), MAX(high) "
-            f"FROM {self.reader.tables.rollup}{where} GROUP BY scorer_id, outcome, error_type",
-            params,
+    def outcome_totals(self, f: Filters) -> list[Outcomes]:
+        """Each scorer's aggregates per outcome, error type and skip reason under ``f``: the rollup's
+        whole hours plus the rows of partial hours, or the rows alone when an eval id is filtered."""
+        scan = (
+            "SELECT scorer_id, outcome, COALESCE(error_type, ''), COALESCE(skip_reason, ''), COUNT(*), "
+            "COUNT(score), COALESCE(SUM(score), 0), MIN(score), MAX(score), COUNT(cost_usd), "
+            "COALESCE(SUM(cost_usd), 0), "
+            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
+            f"FROM {self.scores}{{}} GROUP BY 1, 2, 3, 4"
         )
-        for part in partial:
-            where, params = self.where(part)
-            rows += self.rows(
-                "SELECT scorer_id, outcome, COALESCE(error_type, ''), COUNT(*), COUNT(score), "
-                f"COALESCE(SUM(score), 0), MIN(score), MAX(score) FROM {self.scores}{where} "
-                "GROUP BY scorer_id, outcome, error_type",
+        if f.eval_id is not None:
+            where, params = self.where(f)
+            rows = self.rows(scan.format(where), params)
+        else:
+            where, params, partial = self._hourly(f)
+            rows = self.rows(
+                "SELECT scorer_id, outcome, error_type, skip_reason, SUM(rows), SUM(scores), SUM(total), "
+                f"MIN(low), MAX(high), SUM(priced), SUM(cost), SUM(tokens) FROM {self.reader.tables.rollup}"
+                f"{where} GROUP BY 1, 2, 3, 4",
                 params,
             )
+            for part in partial:
+                where, params = self.where(part)
+                rows += self.rows(scan.format(where), params)
         return [
-            (s, o, e or None, int(n), int(k), float(t), _float(lo), _float(hi))
-            for s, o, e, n, k, t, lo, hi in rows
+            Outcomes(
+                str(s),
+                o,
+                e or None,
+                k or None,
+                int(n),
+                int(c),
+                float(t),
+                _float(lo),
+                _float(hi),
+                int(p),
+                float(y),
+                int(z),
+            )
+            for s, o, e, k, n, c, t, lo, hi, p, y, z in rows
         ]
 
-    def histogram(self, f: Filters) -> list[tuple[str, int, int]]:
+    def histogram(
+        self, f: Filters, hours: tuple[str | None, str | None] = (None, None)
+    ) -> list[tuple[str, int, int]]:
         """``(scorer_id, bin, count)`` of the scores under ``f`` (no ``eval_id``), binned as
-        :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows."""
+        :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows.
+        ``hours`` narrows it to the hour buckets from its first (with the partial hours when ``None``)
+        to before its second: parts that threads read at once (:meth:`middle_hour`)."""
         where, params, partial = self._hourly(f)
+        for clause, bound in zip(("bucket >= ?", "bucket < ?"), hours, strict=True):
+            if bound is not None:
+                where += f"{' AND ' if where else ' WHERE '}{clause}"
+                params.append(bound)
         rows = self.rows(
             f"SELECT scorer_id, bin, SUM(count) FROM {self.reader.tables.bins}{where} GROUP BY 1, 2",
             params,
         )
         expression = self._bin()
-        for part in partial:
+        for part in partial if hours[0] is None else []:
             where, params = self.where(part, extra=["score IS NOT NULL"])
             rows += self.rows(
                 f"SELECT scorer_id, {expression}, COUNT(*) FROM {self.scores}{where} GROUP BY 1, 2", params
             )
         return [(str(s), int(b), int(n)) for s, b, n in rows]
+
+    def middle_hour(self) -> str | None:
+        """The hour bucket halfway between the histogram's first and last (``None``: one hour or none)."""
+        first, last = self.rows(f"SELECT MIN(bucket), MAX(bucket) FROM {self.reader.tables.bins}")[0]
+        if first is None or first == last:
+            return None
+        low, high = (datetime.strptime(str(b), "%Y-%m-%dT%H") for b in (first, last))
+        return (low + (high - low) / 2).strftime("%Y-%m-%dT%H")
 
     def scorer_totals(self, scorer: str, f: Filters, bucket: Bucket) -> list[Totals]:
         """One scorer's aggregates per time bucket, entity, outcome and error type under ``f`` (no

@@ -317,3 +317,32 @@ def test_the_overview_fragment_counts_coverage_as_the_report_does(
     chosen = [r for r in generated_records() if f.since is None or r.created_at >= f.since]
     assert shown["tone"]["runs"] == len({r.run_id for r in chosen if r.scorer_id == "tone"})
     assert shown["tone"]["store_runs"] == len({r.run_id for r in chosen})
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        _filters(timedelta(days=-9, minutes=-17), None, "billing_agent"),  # rollup + a partial hour
+        Filters(eval_id="eval-b"),  # the rows
+    ],
+)
+def test_overview_columns_follow_the_filters(generated_store: Path, f: Filters) -> None:
+    with Reader(generated_store) as reader:
+        data = _pages.overview(reader, f, _pages.Settings(), deferred=True)
+    stored = {r.run_id for r in generated_records() if f.since is None or r.created_at >= f.since}
+    assert data["store_runs"] == len(stored)
+    assert {s["id"] for s in data["scorers"]} == {"exact_match", "faithfulness", "tone"}
+    for shown in data["scorers"]:
+        mine = _chosen(f, shown["id"])
+        scores = [r.score for r in mine if r.score is not None]
+        assert shown["count"] == len(mine) and shown["outcomes"] == dict(Counter(r.outcome for r in mine))
+        assert shown["mean"] == pytest.approx(sum(scores) / len(scores))
+        priced = [r.cost_usd for r in mine if r.cost_usd is not None]
+        assert shown["cost_usd"] == (pytest.approx(sum(priced)) if priced else None)
+        assert shown["tokens"] == sum((r.prompt_tokens or 0) + (r.completion_tokens or 0) for r in mine)
+        skips = Counter(r.skip_reason for r in mine if r.outcome == "skipped")
+        assert shown["skip_reasons"] == dict(skips.most_common())
+        if f.eval_id is not None:  # the rows' scores (to 0.001): exact
+            assert shown["p50"] == _nearest_rank(scores, 0.5)
+        else:
+            _assert_binned(shown["p50"], _nearest_rank(scores, 0.5))
