@@ -57,15 +57,8 @@ def create_app(
 
     def choices() -> dict[str, Any]:
         def compute() -> dict[str, Any]:
-            entities, scorers, evals, moments = reader.parallel(
-                [
-                    lambda q: q.distinct("entity"),
-                    lambda q: q.distinct("scorer_id"),
-                    lambda q: q.distinct("eval_id"),
-                    lambda q: q.time_range(),
-                ]
-            )
-            return {"entities": entities, "scorers": scorers, "evals": evals, "range": moments}
+            with reader.session() as q:
+                return q.choices()
 
         return cached(("choices",), compute)  # type: ignore[no-any-return]
 

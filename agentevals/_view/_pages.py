@@ -1,8 +1,10 @@
 """What each page shows, as plain data for its template (and for the charts, as JSON-ready dicts).
 
-The overview's coverage comes from :func:`agentevals._evals._report.build_report` (what ``agentevals
-report`` prints); everything else from :mod:`agentevals._view._queries`. Independent queries of a page
-run at once, each on its own connection (:meth:`Reader.parallel`).
+Everything comes from :mod:`agentevals._view._queries`: the overview and scorer pages from the rollup and
+the score histogram the store's triggers keep (the score rows where those cannot answer), the slow parts
+that need the rows (each scorer's covered runs, the worst scores, a scorer's breakdowns by agent model
+and scorer version) apart, for the pages to load after they show. Independent queries of a page run at
+once, each on its own connection (:meth:`Reader.parallel`).
 """
 
 from __future__ import annotations

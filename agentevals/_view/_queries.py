@@ -1,8 +1,10 @@
 """The SQL behind ``agentevals view``: read-only, parameterised queries over a version-3 store (SQLite
 file or PostgreSQL URL), written once with ``?`` placeholders; :class:`_Dialect` holds the few
-expressions that differ. The overview reads the rollup and the score histogram the triggers keep
-(``_rollup``, ``_bins``: percentiles to 0.01); where those cannot answer, scores are grouped into bins
-(``ROUND(score, 3)``) so that percentiles and histograms come from a few thousand grouped rows.
+expressions that differ. The overview and scorer pages read the rollup and the score histogram the
+triggers keep (``_rollup``, ``_bins``: per hour; percentiles to 0.01), plus the score rows of the partial
+hours at the ends of a time range; where those cannot answer (an eval id filtered, scores outside 0..1,
+a threshold between bins), scores are grouped into bins (``ROUND(score, 3)``) so that percentiles and
+histograms come from a few thousand grouped rows.
 """
 
 from __future__ import annotations
@@ -232,14 +234,24 @@ class Session:
 
     # -- choices for the filter forms ----------------------------------------------------------------
 
-    def distinct(self, column: Literal["entity", "scorer_id", "eval_id"], limit: int = 200) -> list[str]:
-        """The values of ``column`` in the store, sorted (entities and scorers from the rollup: a few
-        thousand rows instead of every score; eval ids through their index)."""
-        if column == "eval_id":
-            sql = f"SELECT eval_id FROM {self.scores} WHERE eval_id IS NOT NULL GROUP BY eval_id"
-        else:  # the rollup keeps a NULL as '', which no filter can choose
-            sql = f"SELECT {column} FROM {self.reader.tables.rollup} WHERE {column} <> '' GROUP BY {column}"
-        return [str(row[0]) for row in self.rows(f"{sql} ORDER BY 1 LIMIT {int(limit)}")]
+    def choices(self, limit: int = 200) -> dict[str, Any]:
+        """The filter forms' choices: the store's entities, scorers and eval ids (at most ``limit`` of
+        each, sorted) and the first and last ``created_at`` of its scores. Entities and scorers come
+        from the rollup (a few thousand rows, not every score; its ``''``, a ``NULL``, no filter can
+        choose), eval ids through their index, the time range from two lookups per scorer in the
+        (scorer, created_at) index (a scan beyond 100 scorers)."""
+        pairs = self.rows(f"SELECT entity, scorer_id FROM {self.reader.tables.rollup} GROUP BY 1, 2")
+        names = sorted({str(s) for _, s in pairs})
+        evals = self.rows(
+            f"SELECT eval_id FROM {self.scores} WHERE eval_id IS NOT NULL GROUP BY eval_id "
+            f"ORDER BY 1 LIMIT {int(limit)}"
+        )
+        return {
+            "entities": sorted({str(e) for e, _ in pairs if e})[:limit],
+            "scorers": [name for name in names if name][:limit],
+            "evals": [str(row[0]) for row in evals],
+            "range": self._time_range(names),
+        }
 
     def latest_evals(self, limit: int = 2) -> list[str]:
         """The ids of the most recent evaluations, newest first."""
@@ -249,11 +261,8 @@ class Session:
         )
         return [str(row[0]) for row in rows]
 
-    def time_range(self, most: int = 100) -> tuple[str | None, str | None]:
-        """The first and last ``created_at`` of the scores: per scorer of the rollup two lookups in the
-        (scorer, created_at) index (a scan when there are more than ``most`` scorers)."""
-        names = [row[0] for row in self.rows(f"SELECT DISTINCT scorer_id FROM {self.reader.tables.rollup}")]
-        if len(names) > most:
+    def _time_range(self, names: list[str]) -> tuple[str | None, str | None]:
+        if len(names) > 100:
             low, high = self.rows(f"SELECT MIN(created_at), MAX(created_at) FROM {self.scores}")[0]
             return _text(low), _text(high)
         ends = [

@@ -246,12 +246,14 @@ def test_daily_means_from_the_rollup_equal_the_rows(generated_store: Path) -> No
 
 def test_filter_choices_equal_a_scan_of_the_scores(generated_store: Path) -> None:
     with Reader(generated_store) as reader, reader.session() as q:
-        assert q.time_range() == tuple(
+        choices = q.choices()
+        assert choices["range"] == tuple(
             q.rows("SELECT MIN(created_at), MAX(created_at) FROM agentevals_scores")[0]
         )
-        for column in ("entity", "scorer_id", "eval_id"):
+        for key, column in (("entities", "entity"), ("scorers", "scorer_id"), ("evals", "eval_id")):
             scanned = q.rows(f"SELECT DISTINCT {column} FROM agentevals_scores WHERE {column} IS NOT NULL")
-            assert q.distinct(column) == sorted(row[0] for row in scanned)  # type: ignore[arg-type]
+            assert choices[key] == sorted(row[0] for row in scanned), key
+        assert q.choices(limit=2)["scorers"] == sorted({r.scorer_id for r in generated_records()})[:2]
 
 
 def test_the_scorer_page_loads_its_version_and_model_breakdowns_after_it_shows(generated_store: Path) -> None:
