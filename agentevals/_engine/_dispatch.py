@@ -60,7 +60,11 @@ class EngineDispatch(EngineControl):
     def _start(self) -> None:
         set_active_redactor(self.redact)  # judge retry logs in this engine's scoring tasks go through it
         if any(w.stores_scorers for w in self._workers):
-            scorers = scorer_infos(self._entries)
+            try:
+                scorers = scorer_infos(self._entries)
+            except Exception:  # never a reason not to score
+                logger.exception("agentevals: the scorers could not be described for the sinks")
+                scorers = []
             for worker in self._workers:
                 worker.add_scorers(scorers)
         self._service = [self._loop.create_task(self._dispatch(), name="agentevals-dispatch")]

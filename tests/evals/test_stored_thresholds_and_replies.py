@@ -20,7 +20,7 @@ from agentevals._store import open_store
 from agentevals.cli import main
 from agentevals.redaction import EMAIL, mask
 from agentevals.scorers import create_exact_match_scorer
-from agentevals.sinks import SQLiteSink
+from agentevals.sinks import JsonlSink, SQLiteSink
 from agentevals.testing import ChatRequest, FakeJudgeServer, Reply
 
 KEY = "sk-replies-0123456789-secret"
@@ -112,11 +112,11 @@ def _judged_scorer(server: FakeJudgeServer) -> Any:
 
 
 def test_each_judged_step_keeps_its_reply_masked_redacted_and_bounded(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
+    db, jsonl = tmp_path / "s.db", tmp_path / "s.jsonl"
     with FakeJudgeServer(responder=_respond) as server:
         engine = ScoringEngine(
-            [_judged_scorer(server)],
-            sinks=[SQLiteSink(db)],
+            {"judged": {"scorer": _judged_scorer(server), "threshold": 0.5}},
+            sinks=[SQLiteSink(db), JsonlSink(jsonl)],
             redact=mask(EMAIL),
             handle_sigterm=False,
             dead_letter=tmp_path / "dl.jsonl",
@@ -132,6 +132,13 @@ def test_each_judged_step_keeps_its_reply_masked_redacted_and_bounded(tmp_path: 
     assert reason.startswith("<script>alert(1)</script> mail ") and "ann@example.com" not in reason
     assert KEY not in stored and "key " in reason
     assert reason.endswith("more characters not stored]") and len(reason) < REPLY_LIMIT + 100
+    # A JSONL store keeps the replies in its lines; it has no scorers or drops (JsonlSink keeps records).
+    with open_store(jsonl) as store:
+        rows = store.connection.execute("SELECT judge_replies FROM agentevals_scores").fetchall()
+        assert [json.loads(r[0]) for r in rows] == [replies]
+        assert stored_thresholds(store) == {}
+    with open_store(db) as store:
+        assert stored_thresholds(store) == {"judged": Threshold(min=0.5)}
 
 
 def test_the_run_page_shows_the_reply_under_the_prompt_escaped() -> None:
