@@ -371,7 +371,8 @@ def _prebuilt(name: str) -> Any:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from agentevals._evals._report import PassThresholds, build_report, parse_since
+    from agentevals._evals._pass_rates import PassThresholds
+    from agentevals._evals._report import build_report, parse_since
 
     try:
         since = parse_since(args.since) if args.since else None

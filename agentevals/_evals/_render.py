@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentevals._evals._format import number, percent, shorten
-from agentevals._evals._report import Coverage, Group, PassRate, Report, WorstRun
+from agentevals._evals._pass_rates import PassRate
+from agentevals._evals._report import Coverage, Group, Report, WorstRun
 
 if TYPE_CHECKING:
     from rich.console import Console

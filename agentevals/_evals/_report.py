@@ -31,6 +31,7 @@ from typing import Any
 from agentevals._evals._catalog import dropped_counts, stored_thresholds
 from agentevals._evals._config import Threshold
 from agentevals._evals._export import transcript_text
+from agentevals._evals._pass_rates import PassRate, PassThresholds, bounds_sql
 from agentevals._store import Store, open_store
 
 TABLE = "agentevals_scores"
@@ -79,54 +80,6 @@ class Coverage:
     store_runs: int
     share: float | None  # runs / store_runs (None without stored runs)
     dropped: int = 0
-
-
-@dataclass(frozen=True)
-class PassRate:
-    """The share of one scorer's scores that met its ``threshold`` (``"stored"``: the one a live engine
-    or an evaluation stored for it; ``"option"``: ``--pass-threshold``)."""
-
-    scorer_id: str
-    threshold: str
-    origin: str
-    scores: int
-    passed: int
-    rate: float | None
-
-
-@dataclass(frozen=True)
-class PassThresholds:
-    """``--pass-threshold`` values: per scorer, and one for every other scorer (``default``); a scorer
-    named in neither uses its stored threshold.
-
-    >>> PassThresholds.parse(["0.6", "exact_match=0.8"]).of("exact_match"), PassThresholds.parse([]).default
-    (Threshold(min=0.8, max=None), None)
-    """
-
-    per_scorer: dict[str, Threshold] = field(default_factory=dict)
-    default: Threshold | None = None
-
-    @classmethod
-    def parse(cls, values: Sequence[str]) -> PassThresholds:
-        """From ``MIN`` / ``SCORER=MIN`` texts; a ``ValueError`` saying what is wrong."""
-        per_scorer: dict[str, Threshold] = {}
-        default = None
-        for value in values:
-            name, _, number = value.rpartition("=")
-            try:
-                threshold = Threshold.of(float(number), name=f"--pass-threshold {value!r}")
-            except ValueError:
-                raise ValueError(
-                    f"--pass-threshold {value!r}: expected MIN or SCORER=MIN, e.g. exact_match=0.8"
-                ) from None
-            if name:
-                per_scorer[name] = threshold
-            else:
-                default = threshold
-        return cls(per_scorer, default)
-
-    def of(self, scorer_id: str) -> Threshold | None:
-        return self.per_scorer.get(scorer_id, self.default)
 
 
 @dataclass(frozen=True)
@@ -425,7 +378,7 @@ class _Query:
 
     def _passed(self, store: _Store, scorer_id: str, threshold: Threshold) -> tuple[int, int]:
         """``(scores, scores meeting threshold)`` of ``scorer_id`` under the report's filters."""
-        bounds, params = _bounds(threshold)
+        bounds, params = bounds_sql(threshold)
         clauses = ["scorer_id = ?", "score IS NOT NULL", *self.clauses]
         row = store.rows(
             f"SELECT COUNT(*), SUM(CASE WHEN {bounds} THEN 1 ELSE 0 END) FROM {self.table}{_where(clauses)}",
@@ -510,18 +463,6 @@ class _Query:
             )
             for score, scorer_id, entity, run_id, created, reason, stored in rows
         ]
-
-
-def _bounds(threshold: Threshold) -> tuple[str, list[float]]:
-    """The SQL condition a score meets ``threshold`` by, and its parameters."""
-    clauses, params = [], []
-    if threshold.min is not None:
-        clauses.append("score >= ?")
-        params.append(threshold.min)
-    if threshold.max is not None:
-        clauses.append("score <= ?")
-        params.append(threshold.max)
-    return " AND ".join(clauses), params
 
 
 def _coverage(
