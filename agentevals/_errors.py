@@ -53,7 +53,8 @@ class ScorerError(AgentEvalsError):
     """A scorer step failed. ``__cause__`` holds the original exception.
 
     ``completed`` maps the steps that finished before the failure to their results, ``prompts`` and
-    ``judge_calls`` hold what was sent to judges so far: a failure keeps the work already done.
+    ``judge_calls`` hold what was sent to judges so far and ``replies`` the reply texts received (an
+    unparseable one included): a failure keeps the work already done.
     """
 
     def __init__(
@@ -65,6 +66,7 @@ class ScorerError(AgentEvalsError):
         completed: dict[str, Any] | None = None,
         prompts: dict[str, str] | None = None,
         judge_calls: list[JudgeCall] | None = None,
+        replies: dict[str, str] | None = None,
     ) -> None:
         super().__init__(f"scorer {scorer_id!r} failed in step {step!r}: {message}")
         self.scorer_id = scorer_id
@@ -72,6 +74,7 @@ class ScorerError(AgentEvalsError):
         self.completed = dict(completed or {})
         self.prompts = dict(prompts or {})
         self.judge_calls = list(judge_calls or [])
+        self.replies = dict(replies or {})
 
 
 class ScorerSkipped(ScorerError):
@@ -91,9 +94,16 @@ class ScorerSkipped(ScorerError):
         completed: dict[str, Any] | None = None,
         prompts: dict[str, str] | None = None,
         judge_calls: list[JudgeCall] | None = None,
+        replies: dict[str, str] | None = None,
     ) -> None:
         super().__init__(
-            scorer_id, step, message, completed=completed, prompts=prompts, judge_calls=judge_calls
+            scorer_id,
+            step,
+            message,
+            completed=completed,
+            prompts=prompts,
+            judge_calls=judge_calls,
+            replies=replies,
         )
         self.args = (f"scorer {scorer_id!r} skipped the run in step {step!r}: {message}",)
         self.message = message

@@ -40,11 +40,13 @@ def failure_record(
     cause: BaseException = error
     completed: dict[str, Any] = {}
     prompts: dict[str, str] = {}
+    replies: dict[str, str] = {}
     calls: list[JudgeCall] = []
     if isinstance(error, ScorerError):
-        completed, prompts, calls, failed_step = (
+        completed, prompts, replies, calls, failed_step = (
             error.completed,
             error.prompts,
+            error.replies,
             error.judge_calls,
             error.step,
         )
@@ -58,6 +60,7 @@ def failure_record(
         analyze_prompt=prompts.get("analyze"),
         generate_score_prompt=prompts.get("generate_score"),
         generate_reason_prompt=prompts.get("generate_reason"),
+        judge_replies=replies,
         judge_calls=calls,
         duration_ms=duration_ms,
         source=source,
@@ -117,6 +120,7 @@ def error_record(
             skipped_step=error.step,
             preprocess_step_result=error.completed.get("preprocess"),
             analyze_step_result=error.completed.get("analyze"),
+            judge_replies=error.replies,
             judge_calls=error.judge_calls,
             duration_ms=duration_ms,
             source=source,

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from agentevals._errors import JudgeError, ScorerError, ScorerSkipped
-from agentevals._judge._judge import Judge
+from agentevals._errors import JudgeError, JudgeOutputError, ScorerError, ScorerSkipped
+from agentevals._judge._judge import Judge, stored_reply
 from agentevals._result import JudgeCall, ScoreResult, Source, run_fields
 from agentevals._run import Run, coerce_run
 from agentevals._steps import (
@@ -268,6 +268,7 @@ class Scorer:
                         completed=_completed(execution),
                         prompts=execution.prompts,
                         judge_calls=execution.judge_calls,
+                        replies=execution.replies,
                     ) from skip
                 except Exception as err:
                     raise self._step_error(step, err, execution) from err
@@ -305,6 +306,8 @@ class Scorer:
         """``err`` raised by ``step``, as the ``ScorerError`` that names the step and keeps the work done."""
         if isinstance(err, JudgeError) and err.call is not None:
             execution.judge_calls.append(err.call)
+        if isinstance(err, JudgeOutputError) and err.raw_output:  # the reply that could not be parsed
+            execution.replies[step.name] = stored_reply(err.raw_output)
         return ScorerError(
             self.id,
             step.name,
@@ -312,6 +315,7 @@ class Scorer:
             completed=_completed(execution),
             prompts=execution.prompts,
             judge_calls=execution.judge_calls,
+            replies=execution.replies,
         )
 
     async def _prompt_value(self, step: Step, run: Run, execution: _Execution, kwargs: dict[str, Any]) -> Any:

@@ -47,10 +47,15 @@ class JudgeReply:
 
     @property
     def stored_text(self) -> str:
-        """``text`` as a record keeps it: at most :data:`REPLY_LIMIT` characters, then a marker."""
-        if len(self.text) <= REPLY_LIMIT:
-            return self.text
-        return f"{self.text[:REPLY_LIMIT]}[... {len(self.text) - REPLY_LIMIT} more characters not stored]"
+        """``text`` as a record keeps it (:func:`stored_reply`)."""
+        return stored_reply(self.text)
+
+
+def stored_reply(text: str) -> str:
+    """A reply as a record keeps it: at most :data:`REPLY_LIMIT` characters, then a marker."""
+    if len(text) <= REPLY_LIMIT:
+        return text
+    return f"{text[:REPLY_LIMIT]}[... {len(text) - REPLY_LIMIT} more characters not stored]"
 
 
 @dataclass(frozen=True, eq=False)

@@ -20,7 +20,7 @@ from agentevals._store import open_store
 from agentevals.cli import main
 from agentevals.redaction import EMAIL, mask
 from agentevals.scorers import create_exact_match_scorer
-from agentevals.sinks import JsonlSink, SQLiteSink
+from agentevals.sinks import JsonlSink, MemorySink, SQLiteSink
 from agentevals.testing import ChatRequest, FakeJudgeServer, Reply
 
 KEY = "sk-replies-0123456789-secret"
@@ -166,3 +166,21 @@ def test_the_run_page_shows_the_reply_under_the_prompt_escaped() -> None:
     assert "<script>alert(1)</script>" not in page
     sent, received = page.index("prompt sent"), page.index("reply received")
     assert sent < received and "&lt;script&gt;alert(1)&lt;/script&gt;" in page[received:]
+
+
+def test_a_reply_that_could_not_be_parsed_is_kept_in_the_error_record(tmp_path: Path) -> None:
+    memory = MemorySink()
+    with FakeJudgeServer(responder=lambda request: Reply.malformed(f'{{"score": oops {KEY}')) as server:
+        scorer = create_scorer(id="judged", judge=server.judge(api_key=KEY, max_attempts=1)).generate_score(
+            PromptStep(description="score", create_prompt=lambda run, **_: f"score {run.input}")
+        )
+        engine = ScoringEngine(
+            [scorer], sinks=[memory], handle_sigterm=False, dead_letter=tmp_path / "dl.jsonl"
+        )
+        engine.submit(Run(run_id="r1", input="question", output="answer"))
+        assert engine.shutdown(timeout=30)
+    (record,) = memory.records
+    assert record.outcome == "failed" and record.error_type == "JudgeOutputError"
+    assert record.generate_score_prompt == "score question"
+    assert record.judge_replies["generate_score"].startswith('{"score": oops ')
+    assert KEY not in record.judge_replies["generate_score"]
