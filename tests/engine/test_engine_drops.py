@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_helpers import FAST_RETRY, accounted, gated_scorer, length_scorer
@@ -17,7 +19,7 @@ from agentevals._engine._drops import DropLedger
 from agentevals._evals._catalog import dropped_counts, dropped_runs, stored_scorers, stored_thresholds
 from agentevals._evals._config import Threshold
 from agentevals._store import open_store
-from agentevals.sinks import MemorySink, SQLiteSink
+from agentevals.sinks import MemorySink, PostgresSink, SQLiteSink
 from agentevals.sinks._catalog_tables import DropCount, ScorerInfo
 
 
@@ -167,3 +169,37 @@ def test_the_ledger_counts_each_run_once_and_per_sampled_scorer() -> None:
         DropCount("2026-11-24T10", "bot", "b", "overflow", 1),
     ]
     assert ledger.take(now) == []
+
+
+def test_postgres_stores_the_thresholds_and_drops_of_an_engine(postgres: Any, dead_letter: Path) -> None:
+    import psycopg
+
+    table = f"agentevals_drops_{uuid.uuid4().hex[:12]}"
+    gate = threading.Event()
+    try:
+        engine = ScoringEngine(
+            {"a": {"scorer": gated_scorer(gate, "a"), "threshold": {"min": 0.2, "max": 0.9}}},
+            sinks=[PostgresSink(postgres.conninfo, table=table)],
+            queue_size=2,
+            max_concurrency=1,
+            linger=0.0,
+            handle_sigterm=False,
+            dead_letter=dead_letter,
+            retry=FAST_RETRY,
+        )
+        accepted = [engine.submit(_run(i)) for i in range(30)]
+        gate.set()
+        assert engine.flush(timeout=30)
+        stats = accounted(engine)
+        engine.shutdown()
+        with open_store(postgres.url, table=table) as store:
+            assert dropped_runs(store) == accepted.count(False) == stats.dropped_overflow > 0
+            assert dropped_counts(store) == {"a": stats.dropped_overflow}
+            assert stored_thresholds(store) == {"a": Threshold(min=0.2, max=0.9)}
+    finally:
+        with psycopg.connect(postgres.conninfo, autocommit=True) as conn:
+            for suffix in ("", "_runs", "_schema", "_rollup", "_bins", "_scorers", "_drops"):
+                conn.execute(f"DROP TABLE IF EXISTS {table}{suffix}")
+            for name in ("rollup", "bins"):
+                for event in ("insert", "update", "delete"):
+                    conn.execute(f"DROP FUNCTION IF EXISTS {table}_{name}_{event}()")
