@@ -114,7 +114,7 @@ def test_pages_of_a_generated_store_draw_their_charts(
 
 def test_scorer_page_shows_breakdowns_failures_and_cost(generated_server: Server, watched: Watched) -> None:
     page = watched.open(generated_server.url + "/scorers/faithfulness?bucket=week")
-    page.wait_for_selector("[data-fragment]:not([aria-busy])")  # the version and model breakdowns came
+    page.wait_for_selector("[data-fragment]:not([aria-busy])", state="attached")  # the breakdowns came
     assert page.locator(".loading").count() == 0
     data = chart_data(page)
     assert 4 <= len(data["trend"]["x"]) <= 6  # 30 days in weeks
