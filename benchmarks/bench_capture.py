@@ -30,6 +30,7 @@ import asyncio
 import gc
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -135,6 +136,45 @@ class GcTally:
         gc.callbacks.remove(self)
 
 
+def thread_clocks() -> dict[str, tuple[float, int, int]]:
+    """CPU seconds and voluntary / involuntary context switches of every thread but this one, by name
+    (Linux: the thread's CPU clock and ``/proc/self/task/<tid>/status``)."""
+    clocks: dict[str, tuple[float, int, int]] = {}
+    for thread in threading.enumerate():
+        if thread is threading.current_thread() or thread.ident is None or thread.native_id is None:
+            continue
+        try:
+            cpu = time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+            status = Path(f"/proc/self/task/{thread.native_id}/status").read_text()
+        except (OSError, ProcessLookupError):
+            continue  # the thread ended meanwhile
+        switches = dict(line.split(":\t") for line in status.splitlines() if "ctxt_switches" in line)
+        clocks[thread.name] = (
+            cpu,
+            int(switches["voluntary_ctxt_switches"]),
+            int(switches["nonvoluntary_ctxt_switches"]),
+        )
+    return clocks
+
+
+class ThreadTally:
+    """Per side of the comparison: the agent's loop alone (wall and the agent thread's CPU, without the
+    flush), and each other thread's CPU and context switches (a voluntary switch is a wait: a wake-up)."""
+
+    def __init__(self) -> None:
+        self.loop_wall = [0.0, 0.0]
+        self.loop_cpu = [0.0, 0.0]
+        self.others: list[dict[str, list[float]]] = [{}, {}]
+
+    def add_others(self, side: int, before: dict[str, tuple[float, int, int]]) -> None:
+        for name, (cpu, vol, invol) in thread_clocks().items():
+            was = before.get(name, (0.0, 0, 0))
+            total = self.others[side].setdefault(name, [0.0, 0, 0])
+            total[0] += cpu - was[0]
+            total[1] += vol - was[1]
+            total[2] += invol - was[2]
+
+
 class Round(NamedTuple):
     base_ms: float  # per run
     handler_ms: float  # per run
@@ -142,10 +182,42 @@ class Round(NamedTuple):
     cpu_ratio: float
     gc: GcTally
     stats: Any
+    threads: ThreadTally
 
     @property
     def ratio(self) -> float:
         return self.handler_ms / self.base_ms
+
+    @property
+    def loop_ratio(self) -> float:
+        """The agent's loop alone (wall, without the handler block's flush), handler / baseline."""
+        return self.threads.loop_wall[1] / self.threads.loop_wall[0]
+
+    @property
+    def thread_cpu_ratio(self) -> float:
+        """The agent's thread's CPU during its loop, handler / baseline."""
+        return self.threads.loop_cpu[1] / self.threads.loop_cpu[0]
+
+
+def thread_summary(rounds: list[Round], block: int) -> str:
+    """The agent's loop alone (wall and its thread's CPU, medians of the rounds' ratios) and, for the
+    handler's blocks, each busy background thread's CPU per run and wake-ups (voluntary switches) per
+    block, all rounds."""
+    loop = statistics.median(r.loop_ratio for r in rounds)
+    own = statistics.median(r.thread_cpu_ratio for r in rounds)
+    runs = sum(len(r.block_ratios) for r in rounds) * block  # per side
+    blocks = runs / block
+    names = sorted({name for r in rounds for name in r.threads.others[1]})
+    parts = []
+    for name in names:
+        cpu, vol, invol = (
+            sum(r.threads.others[1].get(name, [0.0, 0, 0])[i] for r in rounds) for i in range(3)
+        )
+        if cpu * 1e6 / runs >= 1.0:
+            parts.append(
+                f"{name} {cpu * 1e6 / runs:.0f} us/run, {vol / blocks:.1f}+{invol / blocks:.1f} sw/block"
+            )
+    return f"agent loop {loop:.3f} (its thread's CPU {own:.3f}) | {'; '.join(parts) or 'no busy thread'}"
 
 
 def measure(
@@ -169,15 +241,25 @@ def measure(
         handler = ScorerCallbackHandler(engine=engine)
     baseline = NoOp()
 
-    def timed(h: Any, start: int, count: int) -> tuple[float, float]:
+    threads = ThreadTally()
+
+    def timed(h: Any, start: int, count: int, side: int = -1) -> tuple[float, float]:
+        others = thread_clocks() if side >= 0 else {}
         cpu, began = time.process_time(), time.perf_counter()
+        own = time.thread_time()
         if use_async:
             asyncio.run(arun_block(agent, h, start, count))
         else:
             run_block(agent, h, start, count)
+        looped, own = time.perf_counter(), time.thread_time() - own
         if h is handler and engine is not None:
             engine.flush(60)  # what the background has not finished yet counts against the handler
-        return time.perf_counter() - began, time.process_time() - cpu
+        wall, cpu = time.perf_counter() - began, time.process_time() - cpu
+        if side >= 0:
+            threads.loop_wall[side] += looped - began
+            threads.loop_cpu[side] += own
+            threads.add_others(side, others)
+        return wall, cpu
 
     warm = min(block, 20)
     timed(baseline, 0, warm)
@@ -190,7 +272,7 @@ def measure(
             order = (baseline, handler) if pair % 2 == 0 else (handler, baseline)
             for h in order:
                 collections.side = int(h is handler)
-                wall, cpu = timed(h, offset, block)
+                wall, cpu = timed(h, offset, block, collections.side)
                 if h is baseline:
                     base_times.append(wall)
                     base_cpu += cpu
@@ -209,6 +291,7 @@ def measure(
         cpu_ratio=handler_cpu / base_cpu,
         gc=collections,
         stats=stats,
+        threads=threads,
     )
 
 
@@ -249,7 +332,7 @@ def main() -> None:
             f" | ratio {middle.ratio:.3f} (rounds {' '.join(f'{r.ratio:.3f}' for r in rounds)};"
             f" median of block pairs {pairs:.3f}; CPU {cpu:.3f}) | GC {base_gc / count:.3f} ->"
             f" {handler_gc / count:.3f} ms/run, full collections {sum(r.gc.full[0] for r in rounds)} ->"
-            f" {sum(r.gc.full[1] for r in rounds)}{scored}",
+            f" {sum(r.gc.full[1] for r in rounds)}{scored}\n    {thread_summary(rounds, args.block)}",
             flush=True,
         )
 

@@ -13,25 +13,29 @@ control. Target: ratio <= 1.03 for ``invoke`` and ``ainvoke`` with the broker.
 Run (one heavy thing at a time)::
 
     flock /tmp/agentevals-heavy.lock uv run python benchmarks/bench_capture_remote.py [--broker URL]
-        [--runs 1000] [--block 20] [--rounds 3] [--only LABEL]
+        [--runs 1000] [--block 20] [--rounds 3] [--only LABEL] [--skip LABEL]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
-from bench_capture import Round, measure
+from bench_capture import Round, measure, thread_summary
 from bench_engine import CountingSink
 from pydantic import BaseModel
 
 from agentevals import ScoringEngine, create_scorer
 from agentevals.steps import PromptStep
 from agentevals.testing import FakeJudge, FakeJudgeServer
+
+#: The judge's address in the broker setups, where the workers (not this process) would call it.
+_NEVER_CALLED = "http://127.0.0.1:9/v1"
 
 
 class Verdict(BaseModel):
@@ -85,6 +89,7 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=20, help="invocations per alternating block")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per setup (median reported)")
     parser.add_argument("--only", default="", help="run only the setups whose label contains this")
+    parser.add_argument("--skip", default="", help="skip the setups whose label contains this")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="agentevals-bench-"))
     setups: list[tuple[str, bool, bool | str | None]] = [
@@ -97,14 +102,24 @@ def main() -> None:
         ("invoke, no-op vs no-op", False, None),
         ("ainvoke, no-op vs no-op", True, None),
     ]
-    with FakeJudgeServer(responder=lambda request: {"correct": True}) as server:
+    # The fake judge serves only the in-process setups: with a broker the judge never runs here, and its
+    # server thread (polling every 20 ms) would take the GIL from the agent on both sides of the ratio.
+    server = FakeJudgeServer(responder=lambda request: {"correct": True})
+    started = False
+    with contextlib.ExitStack() as stack:
         for label, use_async, spool in setups:
-            if args.only not in label:
+            if args.only not in label or (args.skip and args.skip in label):
                 continue
             queue = f"agentevals_bench_{uuid.uuid4().hex[:8]}"
+            if spool == "local" and not started:
+                stack.enter_context(server)
+                started = True
+            judge_url = server.url if spool == "local" else _NEVER_CALLED
 
-            def make_engine(scorers: dict[str, Any], spool: Any = spool, queue: str = queue) -> Any:
-                scorers = {**scorers, "verdict": judged(server.url)}
+            def make_engine(
+                scorers: dict[str, Any], spool: Any = spool, queue: str = queue, judge_url: str = judge_url
+            ) -> Any:
+                scorers = {**scorers, "verdict": judged(judge_url)}
                 if spool == "local":
                     return ScoringEngine(scorers, sinks=[CountingSink()])
                 path = folder / f"spool-{uuid.uuid4().hex[:8]}.db" if spool else None
@@ -129,6 +144,8 @@ def main() -> None:
             pairs = statistics.median(x for r in rounds for x in r.block_ratios)
             cpu = statistics.median(r.cpu_ratio for r in rounds)
             stats = middle.stats
+            base_gc, handler_gc = (sum(r.gc.seconds[side] for r in rounds) * 1000 for side in (0, 1))
+            count = sum(len(r.block_ratios) for r in rounds) * args.block  # runs timed per side
             sent = "" if stats is None else f" | published {stats.published} of {stats.accepted}"
             if stats is not None and spool == "local":
                 sent = f" | scored {stats.scored} failed {stats.failed}"
@@ -136,7 +153,9 @@ def main() -> None:
                 f"{label:<24} no-op {middle.base_ms:5.2f} ms/run"
                 f" | with handler {middle.handler_ms:5.2f} ms/run"
                 f" | ratio {middle.ratio:.3f} (rounds {' '.join(f'{r.ratio:.3f}' for r in rounds)};"
-                f" median of block pairs {pairs:.3f}; CPU {cpu:.3f}){sent}",
+                f" median of block pairs {pairs:.3f}; CPU {cpu:.3f}){sent}"
+                f" | GC {base_gc / count:.3f} -> {handler_gc / count:.3f} ms/run"
+                f"\n    {thread_summary(rounds, args.block)}",
                 flush=True,
             )
 
