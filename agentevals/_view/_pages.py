@@ -64,13 +64,12 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     rolled = f.eval_id is None
     with reader.session() as q:
         middle = q.middle_hour() if rolled else None
-    totals, histogram, later, daily, store_runs = reader.parallel(
+    totals, histogram, later, store_runs = reader.parallel(
         [
             lambda q: q.outcome_totals(f),
             # the histogram in two halves of its hours, at once (a grouped read of every bin row)
             lambda q: q.histogram(f, (None, middle)) if rolled else None,
             lambda q: q.histogram(f, (middle, None)) if rolled and middle is not None else [],
-            lambda q: q.daily_means(f),
             lambda q: q.stored_runs(f.since),
         ]
     )
@@ -81,7 +80,7 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     outcomes, errors, bins, passed = binned
     extra = {} if deferred else overview_deferred(reader, f)
     coverage = extra.get("coverage", {})
-    sparklines = _daily(daily)
+    sparklines = _daily(totals)
     scorers = []
     for scorer_id in sorted(outcomes):
         mine = [t for t in totals if t.scorer_id == scorer_id]
@@ -203,12 +202,12 @@ def _from_histogram(
     return outcomes, errors, bins, passed
 
 
-def _daily(rows: list[tuple[str, str, float, int]]) -> dict[str, dict[str, list[Any]]]:
-    """Each scorer's daily mean (a sparkline) from :meth:`Session.daily_means`."""
+def _daily(totals: list[Outcomes]) -> dict[str, dict[str, list[Any]]]:
+    """Each scorer's daily mean (a sparkline) from :meth:`Session.outcome_totals`."""
     sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
-    for day, scorer_id, total, n in rows:
-        sums[scorer_id, day][0] += total
-        sums[scorer_id, day][1] += n
+    for t in totals:
+        sums[t.scorer_id, t.day][0] += t.total
+        sums[t.scorer_id, t.day][1] += t.scores
     out: dict[str, dict[str, list[Any]]] = defaultdict(lambda: {"x": [], "y": []})
     for (scorer_id, day), (total, count) in sorted(sums.items()):
         if count:

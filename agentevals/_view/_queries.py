@@ -115,8 +115,9 @@ class Binned:
 
 @dataclass(frozen=True)
 class Outcomes:
-    """Aggregates of one scorer's rows with one outcome, error type and skip reason."""
+    """Aggregates of one scorer's rows of one UTC day with one outcome, error type and skip reason."""
 
+    day: str
     scorer_id: str
     outcome: str
     error_type: str | None
@@ -338,14 +339,15 @@ class Session:
         return (" WHERE " + " AND ".join(clauses) if clauses else ""), params, partial
 
     def outcome_totals(self, f: Filters) -> list[Outcomes]:
-        """Each scorer's aggregates per outcome, error type and skip reason under ``f``: the rollup's
-        whole hours plus the rows of partial hours, or the rows alone when an eval id is filtered."""
+        """Each scorer's aggregates per day, outcome, error type and skip reason under ``f``: the
+        rollup's whole hours plus the rows of partial hours, or the rows alone when an eval id is
+        filtered."""
         scan = (
-            "SELECT scorer_id, outcome, COALESCE(error_type, ''), COALESCE(skip_reason, ''), COUNT(*), "
-            "COUNT(score), COALESCE(SUM(score), 0), MIN(score), MAX(score), COUNT(cost_usd), "
-            "COALESCE(SUM(cost_usd), 0), "
+            f"SELECT {self.d.buckets['day']}, scorer_id, outcome, COALESCE(error_type, ''), "
+            "COALESCE(skip_reason, ''), COUNT(*), COUNT(score), COALESCE(SUM(score), 0), MIN(score), "
+            "MAX(score), COUNT(cost_usd), COALESCE(SUM(cost_usd), 0), "
             "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
-            f"FROM {self.scores}{{}} GROUP BY 1, 2, 3, 4"
+            f"FROM {self.scores}{{}} GROUP BY 1, 2, 3, 4, 5"
         )
         if f.eval_id is not None:
             where, params = self.where(f)
@@ -353,9 +355,9 @@ class Session:
         else:
             where, params, partial = self._hourly(f)
             rows = self.rows(
-                "SELECT scorer_id, outcome, error_type, skip_reason, SUM(rows), SUM(scores), SUM(total), "
-                f"MIN(low), MAX(high), SUM(priced), SUM(cost), SUM(tokens) FROM {self.reader.tables.rollup}"
-                f"{where} GROUP BY 1, 2, 3, 4",
+                f"SELECT {self.d.rolled['day']}, scorer_id, outcome, error_type, skip_reason, SUM(rows), "
+                "SUM(scores), SUM(total), MIN(low), MAX(high), SUM(priced), SUM(cost), SUM(tokens) "
+                f"FROM {self.reader.tables.rollup}{where} GROUP BY 1, 2, 3, 4, 5",
                 params,
             )
             for part in partial:
@@ -363,6 +365,7 @@ class Session:
                 rows += self.rows(scan.format(where), params)
         return [
             Outcomes(
+                str(d),
                 str(s),
                 o,
                 e or None,
@@ -376,7 +379,7 @@ class Session:
                 float(y),
                 int(z),
             )
-            for s, o, e, k, n, c, t, lo, hi, p, y, z in rows
+            for d, s, o, e, k, n, c, t, lo, hi, p, y, z in rows
         ]
 
     def histogram(
@@ -405,7 +408,10 @@ class Session:
 
     def middle_hour(self) -> str | None:
         """The hour bucket halfway between the histogram's first and last (``None``: one hour or none)."""
-        first, last = self.rows(f"SELECT MIN(bucket), MAX(bucket) FROM {self.reader.tables.bins}")[0]
+        bins = self.reader.tables.bins  # two subqueries: SQLite reads MIN and MAX together by a scan
+        first, last = self.rows(f"SELECT (SELECT MIN(bucket) FROM {bins}), (SELECT MAX(bucket) FROM {bins})")[
+            0
+        ]
         if first is None or first == last:
             return None
         low, high = (datetime.strptime(str(b), "%Y-%m-%dT%H") for b in (first, last))
@@ -466,32 +472,6 @@ class Session:
                 [scorer, *params],
             )
         return [(str(k), int(b), int(n)) for k, b, n in rows]
-
-    def daily_means(self, f: Filters) -> list[tuple[str, str, float, int]]:
-        """``(day, scorer_id, sum of scores, scores)`` under ``f``: the rollup's whole hours plus the rows
-        of partial hours, or the rows alone when an eval id is filtered (the rollup has none)."""
-        day = self.d.buckets["day"]
-        scan = "COALESCE(SUM(score), 0), COUNT(score)"
-        if f.eval_id is not None:
-            where, params = self.where(f)
-            return self._means(
-                f"SELECT {day}, scorer_id, {scan} FROM {self.scores}{where} GROUP BY 1, 2", params
-            )
-        where, params, partial = self._hourly(f)
-        rows = self._means(
-            f"SELECT {self.d.rolled['day']}, scorer_id, SUM(total), SUM(scores) "
-            f"FROM {self.reader.tables.rollup}{where} GROUP BY 1, 2",
-            params,
-        )
-        for part in partial:
-            where, params = self.where(part)
-            rows += self._means(
-                f"SELECT {day}, scorer_id, {scan} FROM {self.scores}{where} GROUP BY 1, 2", params
-            )
-        return rows
-
-    def _means(self, sql: str, params: list[Any]) -> list[tuple[str, str, float, int]]:
-        return [(str(d), str(s), float(t), int(n)) for d, s, t, n in self.rows(sql, params)]
 
     def _bin(self) -> str:
         from agentevals.sinks import _bins, _rollup

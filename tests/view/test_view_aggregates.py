@@ -206,42 +206,53 @@ def test_scorer_page_reads_the_rows_when_the_aggregates_cannot_tell(
 
 
 @pytest.mark.parametrize(("since", "until", "entity"), RANGES)
-def test_overview_sparklines_of_one_entity_are_the_daily_means(
+def test_overview_sparklines_are_the_daily_means(
     generated_store: Path, since: timedelta | None, until: timedelta | None, entity: str | None
 ) -> None:
-    f = _filters(since, until, entity or "billing_agent")
+    f = _filters(since, until, entity)
     evaluated = Filters(since=f.since, until=f.until, entity=f.entity, eval_id="eval-b")  # read from the rows
     with Reader(generated_store) as reader:
         charts = _pages.overview(reader, f, _pages.Settings(), deferred=True)["charts"]
-        with reader.session() as q:
-            by_rows = _pages._daily(q.daily_means(evaluated))
+        by_rows = _pages.overview(reader, evaluated, _pages.Settings(), deferred=True)["charts"]
     for scorer_id in ("exact_match", "faithfulness", "tone"):
-        for shown, chosen in ((charts.get(f"spark-{scorer_id}"), f), (by_rows.get(scorer_id), evaluated)):
+        for shown, chosen in ((charts, f), (by_rows, evaluated)):
             days: dict[int, list[float]] = defaultdict(list)
             for r in _chosen(chosen, scorer_id):
                 if r.score is not None:
                     days[_label(r.created_at, "day")].append(r.score)
-            line = shown or {"x": [], "y": []}
+            line = shown.get(f"spark-{scorer_id}", {"x": [], "y": []})
             assert line["x"] == sorted(days)
             assert line["y"] == pytest.approx([sum(days[x]) / len(days[x]) for x in sorted(days)], abs=5.1e-5)
 
 
-def test_daily_means_from_the_rollup_equal_the_rows(generated_store: Path) -> None:
-    f = _filters(timedelta(days=-20, minutes=-41), timedelta(days=-3, minutes=-5), "search_chain")
+@pytest.mark.parametrize(("since", "until", "entity"), RANGES)
+def test_overview_totals_from_the_rollup_equal_the_rows(
+    generated_store: Path, since: timedelta | None, until: timedelta | None, entity: str | None
+) -> None:
+    f = _filters(since, until, entity)
     with Reader(generated_store) as reader, reader.session() as q:
-        rolled = _pages._daily(q.daily_means(f))
-        scanned = _pages._daily(
-            [
-                (str(d), str(s), float(t), int(n))
-                for d, s, t, n in q.rows(
-                    "SELECT substr(created_at, 1, 10), scorer_id, SUM(score), COUNT(score) "
-                    "FROM agentevals_scores WHERE created_at >= ? AND created_at < ? AND entity = ? "
-                    "GROUP BY 1, 2",
-                    [q.moment(f.since), q.moment(f.until), f.entity],  # type: ignore[arg-type]
-                )
-            ]
+        where, params = q.where(f)
+        scanned = q.rows(
+            "SELECT substr(created_at, 1, 10), scorer_id, outcome, error_type, skip_reason, COUNT(*), "
+            "COUNT(score), COALESCE(SUM(score), 0), MIN(score), MAX(score), COUNT(cost_usd), "
+            "COALESCE(SUM(cost_usd), 0), "
+            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
+            f"FROM agentevals_scores{where} GROUP BY 1, 2, 3, 4, 5",
+            params,
         )
-    assert rolled == scanned and rolled
+        rolled = q.outcome_totals(f)
+    merged: dict[tuple[Any, ...], list[Any]] = {}
+    for t in rolled:  # a day's whole hours and its partial hour are two entries
+        key = (t.day, t.scorer_id, t.outcome, t.error_type, t.skip_reason)
+        m = merged.setdefault(key, [0, 0, 0.0, None, None, 0, 0.0, 0])
+        m[0], m[1], m[2] = m[0] + t.rows, m[1] + t.scores, m[2] + t.total
+        if t.low is not None and t.high is not None:
+            m[3] = t.low if m[3] is None else min(m[3], t.low)
+            m[4] = t.high if m[4] is None else max(m[4], t.high)
+        m[5], m[6], m[7] = m[5] + t.priced, m[6] + t.cost, m[7] + t.tokens
+    assert {key: _rounded(m) for key, m in merged.items()} == {
+        tuple(row[:5]): _rounded(list(row[5:])) for row in scanned
+    }
 
 
 def test_filter_choices_equal_a_scan_of_the_scores(generated_store: Path) -> None:
