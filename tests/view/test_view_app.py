@@ -268,6 +268,7 @@ def test_postgres_shows_what_sqlite_shows(postgres: Any, tmp_path: Path) -> None
         finally:
             await sink.close()
 
+    partly = Filters(since=min(r.created_at for r in records) + timedelta(days=3, minutes=17))
     try:
         run_sync(write())
         pages = []
@@ -285,6 +286,18 @@ def test_postgres_shows_what_sqlite_shows(postgres: Any, tmp_path: Path) -> None
                         ],
                         "scorer": _pages.scorer(reader, "faithfulness", Filters(), "week", settings)[
                             "charts"
+                        ],
+                        "scorer, hourly, from a partial hour": {
+                            k: v
+                            for k, v in _pages.scorer(reader, "tone", partly, "hour", settings).items()
+                            if k in ("charts", "summary", "outcomes", "breakdowns")
+                        },
+                        "overview of an evaluation": [
+                            {
+                                k: s[k]
+                                for k in ("id", "count", "mean", "p50", "pass_rate", "cost_usd", "tokens")
+                            }
+                            for s in _pages.overview(reader, Filters(eval_id="eval-b"), settings)["scorers"]
                         ],
                         "runs": [
                             r["id"] for r in _pages.runs(q, Filters(), 0, scorer="faithfulness")["rows"]
