@@ -183,6 +183,13 @@ class _Ticket:
         else:
             self._cost += cost
 
+    def withdraw(self) -> None:
+        """The call was never sent (a gate after this one refused it): give its reservations back."""
+        for meter, hold in self._held:
+            meter.release(hold)
+        if self._breaker is not None and self._probe:
+            self._breaker.record(None, probe=True)
+
     def close(self, error: BaseException | None) -> None:
         cancelled = isinstance(error, asyncio.CancelledError)
         for meter, hold in self._held:

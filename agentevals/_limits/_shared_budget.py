@@ -10,9 +10,14 @@ settled so far by any process (kept in a hash of its own).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from agentevals._limits._budget import _SLACK, Budget, BudgetMeter, BudgetUsage, Hold
+from agentevals._throttle import Throttle
+
+log = logging.getLogger("agentevals.engine")
+_lost = Throttle(60.0)  # Redis failures after a call: one WARNING a minute at most per budget
 
 #: Check the window's spent + reserved against the limit and reserve the expected spend if it fits.
 #: KEYS: window hash, mean hash; ARGV: limit, slack, "1" for a calls budget, expiry (ms).
@@ -99,7 +104,19 @@ class SharedBudgetMeter(BudgetMeter):
 
     def _script_settle(self, hold: Hold, actual: str) -> None:
         keys = [self._window_key(hold.window), self._window_key(self._now()), f"{self._key}:mean"]
-        self._settle(keys=keys, args=[repr(hold.amount), actual, self._expiry_ms()])
+        try:
+            self._settle(keys=keys, args=[repr(hold.amount), actual, self._expiry_ms()])
+        except Exception as err:  # the call is done: its reservation stays held until its window ends
+            _, counts = _lost.note(self.budget.label, type(err).__name__)
+            if counts is not None:
+                log.warning(
+                    "agentevals: judge budget %s: %d call(s) not settled in Redis (%s: %s); their "
+                    "reservations count as spent until the window ends",
+                    self.budget.label,
+                    counts.total(),
+                    type(err).__name__,
+                    err,
+                )
 
     def usage(self) -> BudgetUsage:
         """The shared window's spend and reservations (Redis is asked), with this process's counts."""

@@ -1,13 +1,19 @@
 """A cap on the judge requests under way at once across every worker process and machine: counters on
-a shared Redis (Dramatiq's rate-limiter backend), one key for all judges and one per model. Each judge
-request (with its retries) holds its slots, so a scorer making three requests at once holds three."""
+a shared Redis, one key for all judges and one per model. Each judge request (with its retries) holds
+its slots, so a scorer making three requests at once holds three."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from agentevals._throttle import Throttle
+
+logger = logging.getLogger("agentevals.worker")
+_lost = Throttle(60.0)  # Redis failures after a request: one WARNING a minute at most
 
 #: Expiry of a cap's Redis key (ms), renewed by each acquire and release: the slots a killed worker held
 #: are freed when the cap has been unused that long (a live worker releases its own).
@@ -15,49 +21,99 @@ SLOT_TTL_MS = 120_000
 #: Seconds between two tries for a slot when all are taken (jittered, so waiters do not align).
 POLL = 0.02
 
+#: Take a slot in every cap (KEYS, their limits in ARGV after the expiry) or in none: one round trip.
+_TAKE = """
+for i, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[i + 1]) then return 0 end
+end
+for _, key in ipairs(KEYS) do
+  redis.call('INCR', key)
+  redis.call('PEXPIRE', key, ARGV[1])
+end
+return 1
+"""
+#: Give the slots back (never below 0; ARGV[1]: the expiry).
+_FREE = """
+for _, key in ipairs(KEYS) do
+  if tonumber(redis.call('DECR', key)) < 0 then redis.call('SET', key, 0) end
+  redis.call('PEXPIRE', key, ARGV[1])
+end
+return 1
+"""
+
 
 class JudgeCaps:
     """At most ``limit`` judge requests at once in total (``None``: no global cap) and at most
     ``per_model[model]`` at once per judge model.
 
-    ``backend`` is a Dramatiq rate-limiter backend (``RedisBackend``): every worker that shares it and
-    ``prefix`` shares the caps.
+    ``client`` is a ``redis.Redis``: every worker that shares its server and ``prefix`` shares the
+    caps. A process never holds more than a cap's limit, so its requests first queue for a local
+    semaphore of that size: only those that could get a slot ask Redis (and poll it while other
+    workers hold the rest).
     """
 
     def __init__(
-        self, backend: Any, limit: int | None, per_model: Mapping[str, int] | None = None, prefix: str = ""
+        self, client: Any, limit: int | None, per_model: Mapping[str, int] | None = None, prefix: str = ""
     ) -> None:
-        self._backend = backend
-        self._prefix = f"agentevals-judge{prefix}"
-        self._all = (f"{self._prefix}:*", limit) if limit is not None else None
-        self._models = {model: (f"{self._prefix}:{model}", n) for model, n in (per_model or {}).items()}
+        self._take = client.register_script(_TAKE)
+        self._free = client.register_script(_FREE)
+        caps = {"*": limit} if limit is not None else {}
+        caps.update(per_model or {})
+        self._keys = {name: f"agentevals-judge{prefix}:{name}" for name in caps}
+        self._limits = caps
+        self._local: dict[str, asyncio.Semaphore] = {}
+        self._of_model: dict[str, tuple[list[str], list[int], list[str]]] = {}
 
-    def caps(self, model: str) -> list[tuple[str, int]]:
-        """The (key, limit) of each cap a request to ``model`` is under."""
-        caps = [self._all] if self._all is not None else []
-        if model in self._models:
-            caps.append(self._models[model])
-        return caps
+    def _caps(self, model: str) -> tuple[list[str], list[int], list[str]]:
+        """The names, limits and Redis keys of the caps a request to ``model`` is under."""
+        found = self._of_model.get(model)
+        if found is None:
+            # The model's cap first: a request waiting for it holds no place in the global one.
+            names = [name for name in (model, "*") if name in self._limits]
+            found = (names, [self._limits[n] for n in names], [self._keys[n] for n in names])
+            self._of_model[model] = found
+        return found
 
     async def hold(self, model: str) -> Callable[[], None]:
         """Wait for a slot in every cap of ``model``; returns what frees them (call it once)."""
-        taken: list[str] = []
+        names, limits, keys = self._caps(model)
+        if not names:
+            return _nothing
+        held: list[asyncio.Semaphore] = []
         try:
-            for key, limit in self.caps(model):
-                while not self._take(key, limit):
-                    await asyncio.sleep(POLL * (0.5 + random.random()))
-                taken.append(key)
+            for name, limit in zip(names, limits, strict=True):
+                local = self._local.get(name)
+                if local is None:
+                    local = self._local[name] = asyncio.Semaphore(limit)
+                await local.acquire()
+                held.append(local)
+            # One Redis round trip (sub-millisecond on a local network) on the loop: cheaper than a thread.
+            while not self._take(keys=keys, args=[SLOT_TTL_MS, *limits]):
+                await asyncio.sleep(POLL * (0.5 + random.random()))
         except BaseException:
-            self._free(taken)
+            for local in held:
+                local.release()
             raise
-        return lambda: self._free(taken)
+        return lambda: self._give_back(keys, held)
 
-    def _take(self, key: str, limit: int) -> bool:
-        # One Redis round trip (sub-millisecond on a local network) on the loop: cheaper than a thread.
-        if self._backend.add(key, 1, ttl=SLOT_TTL_MS):
-            return True
-        return bool(self._backend.incr(key, 1, maximum=limit, ttl=SLOT_TTL_MS))
+    def _give_back(self, keys: list[str], held: list[asyncio.Semaphore]) -> None:
+        try:
+            self._free(keys=keys, args=[SLOT_TTL_MS])
+        except Exception as err:  # the request is done: its slots free themselves when the keys expire
+            _, counts = _lost.note("judge caps", type(err).__name__)
+            if counts is not None:
+                logger.warning(
+                    "agentevals: %d judge request(s) could not give their cap slots back to Redis (%s: %s); "
+                    "the slots free themselves when the cap is unused for %d s",
+                    counts.total(),
+                    type(err).__name__,
+                    err,
+                    SLOT_TTL_MS // 1000,
+                )
+        finally:
+            for local in held:
+                local.release()  # after Redis: the next local waiter finds the slot free
 
-    def _free(self, keys: list[str]) -> None:
-        for key in keys:
-            self._backend.decr(key, 1, minimum=0, ttl=SLOT_TTL_MS)
+
+def _nothing() -> None:
+    """What frees no slot (a model under no cap)."""

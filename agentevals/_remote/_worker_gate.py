@@ -3,7 +3,9 @@ scorer entry's ``max_concurrency`` (per worker process), and for every judge req
 the budgets and the circuit breaker (``EngineLimits``) and the global and per-model judge caps.
 
 The gate puts a scope in ``active_limits`` for the scorer call (``slot`` runs in the calling task), and
-the judge asks that scope before each request (``admit``), then closes the ticket it got.
+the judge asks that scope before each request (``admit``), then closes the ticket it got. When the Redis
+that shared budgets or caps live in does not answer, the call's record is not kept: ``slot`` raises
+:class:`LimitsUnavailable`, so the message is retried by the broker, as for a sink outage.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from agentevals._limits._scope import Ticket, active_limits
 from agentevals._redact import Redactor, set_active_redactor
 from agentevals._remote._judge_gate import JudgeCaps
 from agentevals._scorer import Scorer
+from agentevals._steps import SkipRun
+
+
+class LimitsUnavailable(Exception):
+    """The Redis of the worker's shared budgets or judge caps failed during a scorer call: the message
+    is retried (with the broker's backoff) instead of storing the error record that call produced."""
 
 
 class WorkerGate:
@@ -53,14 +61,22 @@ class WorkerGate:
         requests gated."""
         if self.redact is not None:
             set_active_redactor(self.redact)
+        scope = token = None
         if self.limits is not None or self.caps is not None:
-            active_limits.set(_Scope(self, scorer.id, self._timeouts.get(scorer.id)))
-        limit = self._entry_limits.get(scorer.id)
-        if limit is None:
-            yield
-        else:
-            async with limit:
+            scope = _Scope(self, scorer.id, self._timeouts.get(scorer.id))
+            token = active_limits.set(scope)
+        try:
+            limit = self._entry_limits.get(scorer.id)
+            if limit is None:
                 yield
+            else:
+                async with limit:
+                    yield
+            if scope is not None and scope.unavailable is not None:
+                raise scope.unavailable
+        finally:
+            if token is not None:
+                active_limits.reset(token)
 
     def summary(self) -> str:
         """Budgets and breakers as the worker's stop line reports them."""
@@ -79,14 +95,27 @@ class WorkerGate:
 class _Scope:
     """``active_limits`` while one scorer call runs in a worker."""
 
-    __slots__ = ("deadline", "gate", "scorer_id")
+    __slots__ = ("deadline", "gate", "scorer_id", "unavailable")
 
     def __init__(self, gate: WorkerGate, scorer_id: str, timeout: float | None) -> None:
         self.gate, self.scorer_id = gate, scorer_id
         self.deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+        self.unavailable: LimitsUnavailable | None = None
 
     async def admit(self, model: str, api_base: str | None) -> Ticket:
         """Budgets and breaker first (a ``SkipRun`` when refused), then a slot in each judge cap."""
+        try:
+            return await self._admit(model, api_base)
+        except SkipRun:
+            raise
+        except Exception as err:  # only the shared Redis raises here: the run is scored again later
+            self.unavailable = LimitsUnavailable(
+                f"the Redis of the worker's judge budgets and caps failed ({type(err).__name__}: {err}); "
+                "the message is retried"
+            )
+            raise self.unavailable from err
+
+    async def _admit(self, model: str, api_base: str | None) -> Ticket:
         limits, caps = self.gate.limits, self.gate.caps
         ticket = None
         if limits is not None:
@@ -96,9 +125,9 @@ class _Scope:
             return ticket
         try:
             free = await caps.hold(model)
-        except BaseException as err:
+        except BaseException:
             if ticket is not None:
-                ticket.close(err)
+                ticket.withdraw()  # never sent: its budgets get the reservation back
             raise
         return _CappedTicket(ticket, free)
 

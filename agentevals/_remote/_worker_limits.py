@@ -8,7 +8,7 @@ every worker process of the queue counts against the same budget; otherwise each
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentevals._engine._config import ScorerEntry
@@ -72,10 +72,11 @@ def load_limits(spec: str) -> tuple[list[Any], Any]:
 
 
 def engine_limits(
-    config: WorkerConfig, entries: Mapping[str, ScorerEntry], *, shared: bool = True
+    config: WorkerConfig, entries: Mapping[str, ScorerEntry], redis_client: Any = None
 ) -> EngineLimits | None:
     """The budgets and breaker of a worker process (``None``: neither); a ``ValueError`` says what is
-    wrong. With ``shared`` and a Redis, budgets are kept there (keyed by queue and budget)."""
+    wrong. With a ``redis_client`` (a ``redis.Redis``), budgets are kept there, keyed by queue and
+    budget, and shared by every worker of the queue; without one, each process counts its own."""
     budgets: list[Any] = [parse_budget(spec) for spec in config.budgets]
     breaker: Any = DEFAULT_BREAKER if config.breaker else None
     if config.limits is not None:
@@ -86,24 +87,17 @@ def engine_limits(
         if config.breaker:
             breaker = named
     entry_budgets = {key: e.budget for key, e in entries.items() if e.budget is not None}
+    meter: Callable[[Budget], BudgetMeter] = BudgetMeter
+    if redis_client is not None:
+        from agentevals._limits._shared_budget import SharedBudgetMeter
+
+        def meter(budget: Budget) -> BudgetMeter:
+            return SharedBudgetMeter(budget, redis_client, f"agentevals-budget:{config.queue}:{budget.label}")
+
     try:
-        meter = _shared_meter(config) if shared and config.rate_limit_backend is not None else BudgetMeter
         return build_gate(list(entries), entry_budgets, budgets, breaker, meter=meter)
     except TypeError as err:
         raise ValueError(str(err)) from None
-
-
-def _shared_meter(config: WorkerConfig) -> Any:
-    import redis
-
-    from agentevals._limits._shared_budget import SharedBudgetMeter
-
-    client = redis.Redis.from_url(config.rate_limit_backend or "")
-
-    def meter(budget: Budget) -> BudgetMeter:
-        return SharedBudgetMeter(budget, client, f"agentevals-budget:{config.queue}:{budget.label}")
-
-    return meter
 
 
 def load_redactor(spec: str | None) -> Redactor | None:
@@ -125,21 +119,23 @@ def worker_gate(
 ) -> WorkerGate:
     """The gate of one worker process: budgets, breaker, judge caps, entries' ``max_concurrency``
     (``redact``: the redactor the judge's retry log lines go through)."""
-    caps = None
-    if config.judge_concurrency is not None or config.model_concurrency:
-        from dramatiq.rate_limits.backends import RedisBackend
+    client = None
+    if config.rate_limit_backend is not None:
+        import redis
 
+        client = redis.Redis.from_url(config.rate_limit_backend)
+    caps = None
+    if client is not None and (config.judge_concurrency is not None or config.model_concurrency):
         from agentevals._remote._judge_gate import JudgeCaps
 
-        backend = RedisBackend(url=config.rate_limit_backend)
         # Keyed by queue: the workers of one queue share the caps (a test's own queue has its own).
         caps = JudgeCaps(
-            backend, config.judge_concurrency, config.model_concurrency, prefix=f":{config.queue}"
+            client, config.judge_concurrency, config.model_concurrency, prefix=f":{config.queue}"
         )
     return WorkerGate(
         entries,
         scorer_timeout=config.scorer_timeout,
-        limits=engine_limits(config, entries),
+        limits=engine_limits(config, entries, client),
         caps=caps,
         redact=redact,
     )

@@ -151,8 +151,9 @@ def open_sinks(addresses: Sequence[str]) -> list[Any]:
 
 
 def check_config(config: WorkerConfig) -> None:
-    """Everything a worker needs, tried once: the scorers import, the broker and the rate-limit Redis
-    answer, the sinks can be written. A ``ValueError`` saying what to fix otherwise."""
+    """Everything a worker needs, tried once: the scorers import, the budgets, ``--limits`` and
+    ``--redact`` are valid, the broker and the rate-limit Redis answer, the sinks can be written. A
+    ``ValueError`` saying what to fix otherwise."""
     from agentevals.sinks import SinkConfigError
 
     try:
@@ -165,7 +166,7 @@ def check_config(config: WorkerConfig) -> None:
     entries = load_scorers(config.scorers)
     from agentevals._remote._worker_limits import engine_limits, load_redactor
 
-    engine_limits(config, entries, shared=False)
+    engine_limits(config, entries)
     load_redactor(config.redact)
     ping_broker(config.broker)
     if config.rate_limit_backend is not None:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dramatiq.rate_limits.backends import RedisBackend
+import redis
 from worker_helpers import (  # noqa: F401  (fixtures)
     delete_queue,
     fake_judge,
@@ -98,7 +98,7 @@ async def test_a_per_model_cap_holds_without_a_global_one(redis_url: str, tmp_pa
     responder = _InFlight(latency=0.05)
     with FakeJudgeServer(responder=responder) as server:
         caps = JudgeCaps(
-            RedisBackend(url=redis_url), None, {"openai/gpt-4o-mini": 2}, prefix=f":{uuid.uuid4().hex}"
+            redis.Redis.from_url(redis_url), None, {"openai/gpt-4o-mini": 2}, prefix=f":{uuid.uuid4().hex}"
         )
         entries = normalize_scorers([judged_scorer(fake_judge(server.url))])
         scorer = MessageScorer(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forwarder_helpers import free_port
 from worker_helpers import (  # noqa: F401  (fixtures)
     delete_queue,
     fake_judge,
@@ -35,6 +36,7 @@ from agentevals import Judge, Run, create_scorer
 from agentevals._engine._config import normalize_scorers
 from agentevals._remote._codec import batch_text, run_entry_text
 from agentevals._remote._worker import WorkerApp
+from agentevals._remote._worker_gate import LimitsUnavailable
 from agentevals._remote._worker_setup import WorkerConfig
 from agentevals.engine import Breaker, ScorerEntry
 from agentevals.redaction import EMAIL, mask
@@ -281,3 +283,30 @@ def test_redact_masks_the_stored_records(rabbitmq_url: str, tmp_path: Path) -> N
     assert "example.com" not in dump and "example.org" not in dump, output
     assert dump.count("mail <redacted>") >= 5
     assert {outcome for _, _, outcome in score_rows(db)} == {"scored"}
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [{"judge_concurrency": 2}, {"budgets": ("calls=5/day",)}],
+    ids=["caps", "budget"],
+)
+async def test_a_redis_outage_of_the_limits_makes_the_message_retry(
+    limits: dict[str, Any],
+    redis_url: str,  # noqa: F811
+    queue: str,
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "scores.db"
+    nowhere = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens: every Redis call fails
+    with FakeJudgeServer(responder=InFlight(latency=0.0)) as server:
+        config = WorkerConfig(
+            broker=redis_url, scorers="-", sinks=(str(db),), queue=queue, rate_limit_backend=nowhere, **limits
+        )
+        app = WorkerApp(config, normalize_scorers({"verdict": judged_scorer(quick_judge(server.url))}))
+        message = batch_text([run_entry_text(run, ["verdict"], entity="bot") for run in make_runs(3)])
+        with pytest.raises(LimitsUnavailable, match="the message is retried"):
+            await app.scorer.handle(message)
+        await app.writer.close()
+        app.broker.close()
+    assert server.requests == []
+    assert score_rows(db) == []  # no error record stored: the broker redelivers the message

@@ -14,10 +14,14 @@ from worker_helpers import redis_url  # noqa: F401  (fixture)
 from agentevals import create_scorer
 from agentevals._engine._config import normalize_scorers
 from agentevals._limits._budget import Hold
+from agentevals._limits._gate import EngineLimits
 from agentevals._limits._shared_budget import SharedBudgetMeter
 from agentevals._remote._worker_limits import engine_limits, load_redactor, parse_budget
 from agentevals._remote._worker_setup import WorkerConfig
+from agentevals._steps import SkipRun
 from agentevals.engine import Breaker, Budget, ScorerEntry
+
+MODEL = "openai/gpt-4o-mini"
 
 #: ``--limits`` objects for these tests.
 FAST_BREAKER = {"breaker": Breaker(failures=2)}
@@ -80,12 +84,11 @@ def test_the_breaker_is_on_by_default_and_budgets_gather_from_every_source() -> 
     limits = engine_limits(
         _config(budgets=("calls=10/day,scorer=judged",), limits=f"{__name__}:NO_BREAKER"),
         _scorers(),
-        shared=False,
     )
     assert limits is not None
     assert sorted(limits.budgets()) == ["$1/hour", "judged: 10 calls/day", "own: 3 calls/hour"]
     assert limits._breaker is None  # the --limits object turned it off
-    default = engine_limits(_config(), _scorers(), shared=False)
+    default = engine_limits(_config(), _scorers())
     assert default is not None and default._breaker == Breaker()
     assert engine_limits(_config(breaker=False), normalize_scorers(_scorers()["judged"].scorer)) is None
 
@@ -102,7 +105,7 @@ def test_the_breaker_is_on_by_default_and_budgets_gather_from_every_source() -> 
 )
 def test_bad_limits_say_what_to_fix(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError) as caught:
-        engine_limits(_config(**options), _scorers(), shared=False)
+        engine_limits(_config(**options), _scorers())
     assert message in str(caught.value)
 
 
@@ -159,3 +162,13 @@ def test_a_reservation_given_back_or_left_by_a_dead_process(client: Any, key: st
     assert fresh.reserve() is not None and fresh.reserve() is not None and fresh.reserve() is None
     fresh.settle(second, 1.0)  # a call reserved in the old window ends in this one: counted here
     assert fresh.usage().spent == 1.0
+
+
+async def test_a_call_never_sent_gives_its_budget_back() -> None:
+    limits = EngineLimits([Budget(calls=1, per="day")], None)
+    ticket = await limits.admit(MODEL, "judged", None)
+    ticket.withdraw()  # a judge cap after the budget failed: the call was never sent
+    sent = await limits.admit(MODEL, "judged", None)  # the one call is still there
+    sent.close(None)
+    with pytest.raises(SkipRun, match="judge budget 1 calls/day is spent"):
+        await limits.admit(MODEL, "judged", None)
