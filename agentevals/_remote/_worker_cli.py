@@ -91,8 +91,8 @@ def run_worker(args: argparse.Namespace) -> int:
     config = worker_config(args)
     for name in ("processes", "threads"):
         _positive(getattr(args, name), f"--{name}")
-    check_config(config)
-    if args.processes > 1 and config.rate_limit_backend is None and (config.budgets or config.limits):
+    limits = check_config(config)
+    if args.processes > 1 and config.rate_limit_backend is None and limits is not None and limits.budgets():
         print(
             f"agentevals worker: budgets are counted per worker process (no Redis): {args.processes} "
             "processes may together spend up to that many times each budget; give --rate-limit-backend "

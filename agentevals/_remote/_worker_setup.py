@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agentevals._engine._config import ScorerEntry, normalize_scorers
+from agentevals._limits._gate import EngineLimits
 from agentevals._remote._codec import QUEUE
 from agentevals._store import display_address, is_postgres_address
 
@@ -150,10 +151,10 @@ def open_sinks(addresses: Sequence[str]) -> list[Any]:
     return [PostgresSink(a) if is_postgres_address(a) else SQLiteSink(a) for a in addresses]
 
 
-def check_config(config: WorkerConfig) -> None:
+def check_config(config: WorkerConfig) -> EngineLimits | None:
     """Everything a worker needs, tried once: the scorers import, the budgets, ``--limits`` and
     ``--redact`` are valid, the broker and the rate-limit Redis answer, the sinks can be written. A
-    ``ValueError`` saying what to fix otherwise."""
+    ``ValueError`` saying what to fix otherwise. Returns the budgets and breaker a process gets."""
     from agentevals.sinks import SinkConfigError
 
     try:
@@ -166,7 +167,7 @@ def check_config(config: WorkerConfig) -> None:
     entries = load_scorers(config.scorers)
     from agentevals._remote._worker_limits import engine_limits, load_redactor
 
-    engine_limits(config, entries)
+    limits = engine_limits(config, entries)
     load_redactor(config.redact)
     ping_broker(config.broker)
     if config.rate_limit_backend is not None:
@@ -178,3 +179,4 @@ def check_config(config: WorkerConfig) -> None:
             sink.check()
         except SinkConfigError as err:
             raise ValueError(str(err)) from err
+    return limits
