@@ -3,21 +3,32 @@
 Run (one heavy thing at a time on a shared machine)::
 
     flock /tmp/agentevals-heavy.lock uv run python benchmarks/bench_workers.py [--broker URL] [--only NAME]
+        [--runs-per-message N]
 
 - ``scaling``: judge-bound throughput (one judge call per run on the fake judge, 200 ms latency) with 1
-  and with 2 worker processes of 16 threads each. Target: 2 processes >= 1.8x one.
+  and with 2 worker processes scoring 16 runs at once each. Target: 2 processes >= 1.8x one.
 - ``ideal``: one worker process at 32 concurrent judge calls vs the ideal 32 / 0.2 s = 160 runs/s.
   Target: >= 90% of ideal.
+  Both publish one run a message (``--threads`` = runs at once) unless ``--runs-per-message N`` (batch
+  messages, as the agents' forwarder sends; ``--threads`` = runs at once / N).
 - ``latency``: a ``ScoringEngine(broker=...)`` in this process submits runs at 500/s for 6 s (two code
   scorers); submit-to-stored latency of each run (when its row is first seen in the SQLite store,
   polled every 10 ms). Target: p50 < 1 s.
+- ``cpu``: the judge client alone: CPU per ``Judge.complete`` call (the event loop's thread, and the whole
+  process with LiteLLM's executor threads), 32 calls at once against the same fake judge.
 
-Workers run as subprocesses (``python -m agentevals.cli worker``) loading this module's scorers.
+Workers run as subprocesses (``python -m agentevals.cli worker``) loading this module's scorers. The fake
+judge runs in a process of its own (so its threads do not share a GIL with this one); each judged
+measurement reports the workers' CPU per run and utilisation (from ``/proc``), the fake judge's CPU per
+request, and how its requests arrived: the most that started within any 20 ms (32 in waves of 32, a few
+in a sliding window).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import multiprocessing
 import os
 import sqlite3
 import statistics
@@ -27,6 +38,9 @@ import tempfile
 import threading
 import time
 import uuid
+from bisect import bisect_left
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +61,16 @@ class Verdict(BaseModel):
 
 
 def _judge() -> Judge:
+    return _judge_at(os.environ["BENCH_JUDGE_URL"], int(os.environ.get("BENCH_JUDGE_CONCURRENCY", "256")))
+
+
+def _judge_at(url: str, concurrency: int = 256) -> Judge:
     return FakeJudge(
         model="openai/gpt-4o-mini",
-        api_base=os.environ["BENCH_JUDGE_URL"],
+        api_base=url,
         api_key="fake-key",
         timeout=30.0,
-        max_concurrency=int(os.environ.get("BENCH_JUDGE_CONCURRENCY", "256")),
+        max_concurrency=concurrency,
     )
 
 
@@ -94,7 +112,8 @@ class Worker:
         judge: str,
         judge_concurrency: int = 256,
     ) -> None:
-        env = {**os.environ, "PYTHONPATH": str(HERE), "BENCH_JUDGE_URL": judge,
+        path = os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)
+        env = {**os.environ, "PYTHONPATH": path, "BENCH_JUDGE_URL": judge,
                "BENCH_JUDGE_CONCURRENCY": str(judge_concurrency)}  # fmt: skip
         command = [
             sys.executable, "-m", "agentevals.cli", "worker", "--broker", broker, "--queue", queue,
@@ -125,6 +144,102 @@ class Worker:
             self.process.terminate()  # the main process only: it stops its worker processes gracefully
         self.process.wait(timeout=120)
 
+    def cpu(self) -> float:
+        """CPU seconds used so far by the worker's processes (the main one and those it started)."""
+        return sum(_cpu_seconds(pid) for pid in _process_tree(self.process.pid))
+
+
+def _process_tree(root: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(_stat_fields(int(entry))[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, parent in parents.items() if parent in frontier]
+        tree += frontier
+    return tree
+
+
+def _stat_fields(pid: int) -> list[str]:
+    with open(f"/proc/{pid}/stat") as f:
+        text = f.read()
+    return text[text.rindex(")") + 2 :].split()  # after the command name: state, ppid, ...
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = _stat_fields(pid)
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+class JudgeProcess:
+    """The fake judge (``LATENCY`` a reply) in a process of its own; it notes when each request arrived."""
+
+    def __init__(self, latency: float = LATENCY) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, latency), daemon=True)
+        self.process.start()
+        self.url: str = self.conn.recv()
+
+    def take(self) -> tuple[float, list[float]]:
+        """The server process's CPU seconds so far, and the arrival times (``time.monotonic``) of the
+        requests since the last call."""
+        self.conn.send("take")
+        cpu, arrivals = self.conn.recv()
+        return float(cpu), list(arrivals)
+
+    def stop(self) -> None:
+        self.conn.send("stop")
+        self.process.join(timeout=10)
+
+
+def _serve(conn: Connection, latency: float) -> None:
+    arrivals: list[float] = []
+
+    def responder(_: Any) -> Reply:
+        arrivals.append(time.monotonic())
+        return Reply.slow(latency, {"correct": True})
+
+    with FakeJudgeServer(responder=responder) as server:
+        conn.send(server.url)
+        while conn.recv() == "take":
+            taken, arrivals[:] = list(arrivals), []
+            conn.send((time.process_time(), taken))
+
+
+def burst(arrivals: list[float], window: float = 0.02) -> int:
+    """The most requests that started within any ``window`` seconds."""
+    times = sorted(arrivals)
+    return max((i + 1 - bisect_left(times, t - window) for i, t in enumerate(times)), default=0)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One judged measurement: throughput and where the CPU went."""
+
+    runs_per_s: float
+    runs: int
+    seconds: float
+    worker_cpu: float
+    judge_cpu: float
+    burst: int
+    processes: int
+
+    def describe(self) -> str:
+        return (
+            f"worker CPU {self.worker_cpu / self.runs * 1000:.2f} ms/run, "
+            f"{self.worker_cpu / self.seconds / self.processes:.0%} of a core per process; "
+            f"fake judge CPU {self.judge_cpu / self.runs * 1000:.2f} ms/request; "
+            f"at most {self.burst} requests started within 20 ms"
+        )
+
 
 def stored(db: Path) -> int:
     try:
@@ -144,21 +259,26 @@ def runs(n: int) -> list[Run]:
     ]
 
 
-def publish(broker_url: str, queue: str, batch: list[Run], keys: list[str]) -> None:
+def publish(broker_url: str, queue: str, batch: list[Run], keys: list[str], per_message: int = 1) -> None:
+    """One message per ``per_message`` runs: a batch message (as the forwarder writes), or the single-run
+    message when ``per_message`` is 1."""
     import dramatiq
 
-    from agentevals._remote._codec import ACTOR, run_message
+    from agentevals._remote._codec import ACTOR, batch_text, run_entry_text, run_message
     from agentevals._remote._worker_setup import make_broker
 
     broker = make_broker(broker_url)
     try:
         broker.declare_queue(queue)
-        for run in batch:
-            message = dramatiq.Message(
-                queue_name=queue, actor_name=ACTOR, args=(run_message(run, keys, entity="bench"),), kwargs={},
-                options={},
+        for start in range(0, len(batch), per_message):
+            runs_in = batch[start : start + per_message]
+            payload: Any = (
+                run_message(runs_in[0], keys, entity="bench") if per_message == 1
+                else batch_text([run_entry_text(run, keys, entity="bench") for run in runs_in])
             )  # fmt: skip
-            broker.enqueue(message)
+            broker.enqueue(
+                dramatiq.Message(queue_name=queue, actor_name=ACTOR, args=(payload,), kwargs={}, options={})
+            )
     finally:
         broker.close()
 
@@ -177,49 +297,103 @@ def delete_queue(broker_url: str, queue: str) -> None:
         broker.close()
 
 
-def judged_throughput(broker: str, judge: str, processes: int, threads: int, n: int) -> float:
-    """Runs per second scored and stored, from the first publish to the last row."""
+def judged_throughput(
+    broker: str, judge: JudgeProcess, processes: int, concurrency: int, n: int, per_message: int = 1
+) -> Judged:
+    """Runs per second scored and stored, from the first publish to the last row; each process scores
+    ``concurrency`` runs at once (``concurrency / per_message`` threads, one message each)."""
     queue = f"bench-{uuid.uuid4().hex[:8]}"
+    threads = concurrency // per_message
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "scores.db"
-        worker = Worker(broker, queue, db, "JUDGED", processes, threads, judge)
+        worker = Worker(broker, queue, db, "JUDGED", processes, threads, judge.url)
         try:
-            publish(broker, queue, runs(threads), ["verdict"])  # warm-up: connections, LiteLLM imports
-            while stored(db) < threads:
+            warm = concurrency * processes  # warm-up: connections, LiteLLM imports
+            publish(broker, queue, runs(warm), ["verdict"], per_message)
+            while stored(db) < warm:
                 time.sleep(0.05)
+            judge_cpu, _ = judge.take()
+            worker_cpu = worker.cpu()
             started = time.perf_counter()
-            publish(broker, queue, runs(n), ["verdict"])
-            while stored(db) < threads + n:
+            publish(broker, queue, runs(n), ["verdict"], per_message)
+            while stored(db) < warm + n:
                 time.sleep(0.02)
-            return n / (time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            worker_cpu = worker.cpu() - worker_cpu
+            judge_after, arrivals = judge.take()
+            return Judged(
+                runs_per_s=n / seconds,
+                runs=n,
+                seconds=seconds,
+                worker_cpu=worker_cpu,
+                judge_cpu=judge_after - judge_cpu,
+                burst=burst(arrivals),
+                processes=processes,
+            )
         finally:
             worker.stop()
             delete_queue(broker, queue)
 
 
-def bench_scaling(broker: str, judge: str) -> None:
-    one = judged_throughput(broker, judge, 1, 16, 640)
-    two = judged_throughput(broker, judge, 2, 16, 1280)
+def bench_scaling(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
+    one = judged_throughput(broker, judge, 1, 16, 640, per_message)
+    two = judged_throughput(broker, judge, 2, 16, 1280, per_message)
     ideal = 16 / LATENCY
-    print(f"scaling: 1 process x 16 threads {one:.1f} runs/s ({one / ideal:.0%} of {ideal:.0f}); "
-          f"2 processes {two:.1f} runs/s; ratio {two / one:.2f} (target >= 1.8)")  # fmt: skip
+    ratio = two.runs_per_s / one.runs_per_s
+    print(f"scaling ({per_message} run(s) a message): 1 process x 16 runs at once {one.runs_per_s:.1f} "
+          f"runs/s ({one.runs_per_s / ideal:.0%} of {ideal:.0f}); 2 processes {two.runs_per_s:.1f} runs/s; "
+          f"ratio {ratio:.2f} (target >= 1.8)\n"
+          f"  1 process: {one.describe()}\n  2 processes: {two.describe()}")  # fmt: skip
 
 
-def bench_ideal(broker: str, judge: str) -> None:
-    measured = judged_throughput(broker, judge, 1, 32, 960)
+def bench_ideal(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
+    measured = judged_throughput(broker, judge, 1, 32, 960, per_message)
     ideal = 32 / LATENCY
-    print(f"ideal: 1 process x 32 threads {measured:.1f} runs/s = {measured / ideal:.1%} of ideal "
-          f"{ideal:.0f} (target >= 90%)")  # fmt: skip
+    rate = measured.runs_per_s
+    print(f"ideal ({per_message} run(s) a message): 1 process x 32 runs at once {rate:.1f} runs/s = "
+          f"{rate / ideal:.1%} of ideal {ideal:.0f} "
+          f"(target >= 90%)\n  {measured.describe()}")  # fmt: skip
 
 
-def bench_latency(broker: str, judge: str, rate: int = 500, seconds: float = 6.0) -> None:
+def bench_cpu(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
+    del broker, per_message  # the judge client alone
+    calls, concurrency = 640, 32
+
+    async def measure() -> tuple[float, float, float]:
+        client = _judge_at(judge.url)
+        schema = Verdict
+
+        async def one(i: int, limit: asyncio.Semaphore) -> None:
+            async with limit:
+                reply = await client.complete(f"Is answer {i} right?", schema=schema)
+                assert reply.value.correct
+
+        warm = asyncio.Semaphore(concurrency)
+        await asyncio.gather(*(one(i, warm) for i in range(2 * concurrency)))  # connections, imports
+        limit = asyncio.Semaphore(concurrency)
+        thread, process, wall = time.thread_time(), time.process_time(), time.perf_counter()
+        await asyncio.gather(*(one(i, limit) for i in range(calls)))
+        return time.thread_time() - thread, time.process_time() - process, time.perf_counter() - wall
+
+    judge.take()
+    thread, process, wall = asyncio.run(measure())
+    judge_cpu, arrivals = judge.take()
+    print(f"cpu: {calls} Judge.complete calls, {concurrency} at once: {thread / calls * 1000:.2f} ms CPU per "
+          f"call on the event loop's thread, {process / calls * 1000:.2f} ms in the whole process; "
+          f"{calls / wall:.1f} calls/s ({calls / wall / (concurrency / LATENCY):.1%} of ideal); fake judge "
+          f"CPU {judge_cpu / len(arrivals) * 1000:.2f} ms/request")  # fmt: skip
+
+
+def bench_latency(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
+    del per_message  # the engine's forwarder batches as it does in production
+    rate, seconds = 500, 6.0
     from agentevals import ScoringEngine
 
     queue = f"bench-{uuid.uuid4().hex[:8]}"
     scorers = __getattr__("CODE")
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "scores.db"
-        worker = Worker(broker, queue, db, "CODE", 1, 8, judge)
+        worker = Worker(broker, queue, db, "CODE", 1, 8, judge.url)
         engine = ScoringEngine(scorers, broker=broker, broker_queue=queue)
         submitted: dict[str, float] = {}
         seen: dict[str, float] = {}
@@ -270,14 +444,18 @@ def _watch(db: Path, seen: dict[str, float], total: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--broker", default="amqp://guest:guest@127.0.0.1:5672/")
-    parser.add_argument("--only", choices=["scaling", "ideal", "latency"], action="append")
+    benches = {"cpu": bench_cpu, "scaling": bench_scaling, "ideal": bench_ideal, "latency": bench_latency}
+    parser.add_argument("--only", choices=list(benches), action="append")
+    parser.add_argument(
+        "--runs-per-message", type=int, default=1, help="judged runs a message (threads: concurrency / this)"
+    )
     args = parser.parse_args()
-    chosen = args.only or ["scaling", "ideal", "latency"]
-    with FakeJudgeServer(responder=lambda request: Reply.slow(LATENCY, {"correct": True})) as server:
-        for name in chosen:
-            {"scaling": bench_scaling, "ideal": bench_ideal, "latency": bench_latency}[name](
-                args.broker, server.url
-            )
+    judge = JudgeProcess()
+    try:
+        for name in args.only or list(benches):
+            benches[name](args.broker, judge, args.runs_per_message)
+    finally:
+        judge.stop()
 
 
 if __name__ == "__main__":
