@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
 from agentevals._engine._config import ScorerEntry
 from agentevals._limits._gate import EngineLimits, endpoint
@@ -82,9 +83,12 @@ class WorkerGate:
         """Budgets and breakers as the worker's stop line reports them."""
         if self.limits is None:
             return "no budgets, no breaker"
-        budgets = {
-            label: f"spent {u.spent:g}, refused {u.skipped}" for label, u in self.limits.budgets().items()
-        }
+        try:
+            budgets: Any = {
+                label: f"spent {u.spent:g}, refused {u.skipped}" for label, u in self.limits.budgets().items()
+            }
+        except Exception as err:  # a shared budget's Redis is down: the stop line still gets written
+            budgets = f"unknown ({type(err).__name__}: {err})"
         breakers = {
             model: f"{s.state}, opened {s.opened}, refused {s.skipped}"
             for model, s in self.limits.breakers().items()

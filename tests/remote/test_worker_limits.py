@@ -306,7 +306,9 @@ async def test_a_redis_outage_of_the_limits_makes_the_message_retry(
         message = batch_text([run_entry_text(run, ["verdict"], entity="bot") for run in make_runs(3)])
         with pytest.raises(LimitsUnavailable, match="the message is retried"):
             await app.scorer.handle(message)
+        stop_line = app.gate.summary()  # what the worker logs when it stops, Redis down or not
         await app.writer.close()
         app.broker.close()
     assert server.requests == []
     assert score_rows(db) == []  # no error record stored: the broker redelivers the message
+    assert ("budgets=unknown (ConnectionError" in stop_line) == ("budgets" in limits), stop_line
