@@ -38,6 +38,17 @@ def percentiles(bins: Sequence[tuple[float, int]], qs: Sequence[float]) -> list[
     return out
 
 
+def threshold_bin(threshold: float) -> int | None:
+    """The score histogram's bin (0.01 wide) that starts at ``threshold`` (``None``: not a whole bin in
+    0.01..0.99, so the histogram cannot count the scores at or above it).
+
+    >>> threshold_bin(0.35), threshold_bin(0.355), threshold_bin(1.0)
+    (35, None, None)
+    """
+    edge = threshold * 100
+    return round(edge) if 1 <= round(edge) <= 99 and abs(edge - round(edge)) < 1e-6 else None
+
+
 def mean(bins: Iterable[tuple[float, int]]) -> float | None:
     total = count = 0.0
     for value, n in bins:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from agentevals._view import _pages
+from agentevals._view import _pages, _scorer_numbers
 from agentevals._view._app import create_app
 from agentevals._view._queries import Bucket, Filters, Reader
 from agentevals.sinks._bins import score_bin
@@ -85,10 +85,10 @@ def test_scorer_page_from_the_aggregates_matches_the_records(
         data = _pages.scorer(reader, "faithfulness", f, bucket, settings)
         with reader.session() as q:  # the page was read from the rollup and the histogram
             totals = q.scorer_totals("faithfulness", f, bucket)
-            numbers = _pages._from_aggregates(totals, q.scorer_bins("faithfulness", f, bucket), 70)
+            numbers = _scorer_numbers.from_aggregates(totals, q.scorer_bins("faithfulness", f, bucket), 70)
             versions = q.by_version_and_models("faithfulness", f)
-    assert _pages._in_range(totals)
-    assert data == _pages._scorer_page("faithfulness", 0.7, numbers, versions)
+    assert _scorer_numbers.in_range(totals)
+    assert data == _scorer_numbers.page("faithfulness", 0.7, numbers, versions)
 
     scores = [r.score for r in mine if r.score is not None]
     assert data["outcomes"] == dict(Counter(r.outcome for r in mine))
@@ -144,18 +144,20 @@ def test_scorer_page_from_the_aggregates_equals_the_row_path(
     breakdown) is equal; percentiles differ by less than a bin (0.01)."""
     f = _filters(since, until, entity)
     with Reader(generated_store) as reader, reader.session() as q:
-        rolled = _pages._scorer_page(
+        rolled = _scorer_numbers.page(
             "faithfulness",
             0.5,
-            _pages._from_aggregates(
+            _scorer_numbers.from_aggregates(
                 q.scorer_totals("faithfulness", f, bucket), q.scorer_bins("faithfulness", f, bucket), 50
             ),
             [],
         )
-        rows = _pages._scorer_page(
+        rows = _scorer_numbers.page(
             "faithfulness",
             0.5,
-            _pages._from_series(q.series("faithfulness", f, bucket, 0.5), q.by_entity("faithfulness", f)),
+            _scorer_numbers.from_series(
+                q.series("faithfulness", f, bucket, 0.5), q.by_entity("faithfulness", f)
+            ),
             [],
         )
     for key in ("outcomes", "errors", "breakdowns"):
@@ -306,7 +308,7 @@ def test_scores_outside_0_to_1_are_read_from_the_rows(tmp_path: Path) -> None:
     )
     with Reader(store) as reader:
         with reader.session() as q:
-            assert not _pages._in_range(q.scorer_totals("rating", Filters(), "day"))
+            assert not _scorer_numbers.in_range(q.scorer_totals("rating", Filters(), "day"))
         data = _pages.scorer(reader, "rating", Filters(), "day", _pages.Settings(default=3.0))
     assert data["summary"]["p50"] == _nearest_rank(ratings, 0.5)
     assert data["summary"]["pass_rate"] == pytest.approx(sum(r >= 3.0 for r in ratings) / len(ratings))
