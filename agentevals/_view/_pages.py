@@ -16,8 +16,9 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from agentevals._view import _scorer_numbers, _stats
-from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Outcomes, Reader, Session
+from agentevals._view import _rolled, _scorer_numbers, _stats
+from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session
+from agentevals._view._rolled import Outcomes
 from agentevals._view._transcript import context, loads, pretty, transcript
 
 #: The threshold a score must reach to pass when none is given for its scorer (``--threshold``).
@@ -58,13 +59,13 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     scores (the page loads them from :func:`overview_deferred` after it shows)."""
     rolled = f.eval_id is None
     with reader.session() as q:
-        middle = q.middle_hour() if rolled else None
+        middle = _rolled.middle_hour(q) if rolled else None
     totals, histogram, later, store_runs = reader.parallel(
         [
-            lambda q: q.outcome_totals(f),
+            lambda q: _rolled.outcome_totals(q, f),
             # the histogram in two halves of its hours, at once (a grouped read of every bin row)
-            lambda q: q.histogram(f, (None, middle)) if rolled else None,
-            lambda q: q.histogram(f, (middle, None)) if rolled and middle is not None else [],
+            lambda q: _rolled.histogram(q, f, (None, middle)) if rolled else None,
+            lambda q: _rolled.histogram(q, f, (middle, None)) if rolled and middle is not None else [],
             lambda q: q.stored_runs(f.since),
         ]
     )
@@ -198,7 +199,7 @@ def _from_histogram(
 
 
 def _daily(totals: list[Outcomes]) -> dict[str, dict[str, list[Any]]]:
-    """Each scorer's daily mean (a sparkline) from :meth:`Session.outcome_totals`."""
+    """Each scorer's daily mean (a sparkline) from :func:`_rolled.outcome_totals`."""
     sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
     for t in totals:
         sums[t.scorer_id, t.day][0] += t.total
@@ -229,8 +230,8 @@ def scorer(
     if f.eval_id is None and edge is not None:
         totals, histogram, grouped = reader.parallel(
             [
-                lambda q: q.scorer_totals(scorer_id, f, bucket),
-                lambda q: q.scorer_bins(scorer_id, f, bucket),
+                lambda q: _rolled.scorer_totals(q, scorer_id, f, bucket),
+                lambda q: _rolled.scorer_bins(q, scorer_id, f, bucket),
                 versions,
             ]
         )

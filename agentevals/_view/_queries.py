@@ -1,10 +1,9 @@
 """The SQL behind ``agentevals view``: read-only, parameterised queries over a version-3 store (SQLite
 file or PostgreSQL URL), written once with ``?`` placeholders; :class:`_Dialect` holds the few
-expressions that differ. The overview and scorer pages read the rollup and the score histogram the
-triggers keep (``_rollup``, ``_bins``: per hour; percentiles to 0.01), plus the score rows of the partial
-hours at the ends of a time range; where those cannot answer (an eval id filtered, scores outside 0..1,
-a threshold between bins), scores are grouped into bins (``ROUND(score, 3)``) so that percentiles and
-histograms come from a few thousand grouped rows.
+expressions that differ. The overview and scorer pages read the rollup and the score histogram
+(:mod:`agentevals._view._rolled`); where those cannot answer (an eval id filtered, scores outside 0..1,
+a threshold between bins), the queries here group the scores into bins (``ROUND(score, 3)``) so that
+percentiles and histograms come from a few thousand grouped rows.
 """
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from agentevals._store import display_address, open_store
@@ -81,24 +80,6 @@ class Filters:
 
 
 @dataclass(frozen=True)
-class Totals:
-    """Aggregates of one scorer's rows in one time bucket, entity, outcome and error type."""
-
-    bucket: str
-    entity: str | None
-    outcome: str
-    error_type: str | None
-    rows: int
-    scores: int
-    total: float  # sum of the scores
-    priced: int  # rows with a judge cost
-    cost: float
-    tokens: int
-    low: float | None
-    high: float | None
-
-
-@dataclass(frozen=True)
 class Binned:
     """One scorer's rows in one time bucket with one outcome, error type and score (to 0.001)."""
 
@@ -111,25 +92,6 @@ class Binned:
     cost: float | None
     tokens: int
     total: float  # sum of the scores (exact)
-
-
-@dataclass(frozen=True)
-class Outcomes:
-    """Aggregates of one scorer's rows of one UTC day with one outcome, error type and skip reason."""
-
-    day: str
-    scorer_id: str
-    outcome: str
-    error_type: str | None
-    skip_reason: str | None
-    rows: int
-    scores: int
-    total: float  # sum of the scores
-    low: float | None
-    high: float | None
-    priced: int  # rows with a judge cost
-    cost: float
-    tokens: int
 
 
 class Reader:
@@ -308,175 +270,6 @@ class Session:
         if since is not None:
             where, params = " WHERE created_at >= ?", [self.moment(since)]
         return int(self.rows(f"SELECT COUNT(*) FROM {self.runs}{where}", params)[0][0])
-
-    # -- from the rollup and the score histogram (schema version 3) -----------------------------------
-
-    def _hourly(self, f: Filters, scorer: str | None = None) -> tuple[str, list[Any], list[Filters]]:
-        """Split ``f`` into whole hours (a ``WHERE`` over the rollup/histogram's ``bucket``, entity,
-        source and ``scorer``) and the filters of the partial hours at its ends (read from the score
-        rows)."""
-        clauses, params, partial = [], [], []
-        first = last = None
-        if f.since is not None:
-            since = f.since.astimezone(UTC)
-            first = since.replace(minute=0, second=0, microsecond=0)
-            if first < since:
-                first += timedelta(hours=1)
-                partial.append(replace(f, until=first if f.until is None else min(first, f.until)))
-            clauses.append("bucket >= ?")
-            params.append(first.strftime("%Y-%m-%dT%H"))
-        if f.until is not None:
-            until = f.until.astimezone(UTC)
-            last = until.replace(minute=0, second=0, microsecond=0)
-            if last < until and (first is None or last >= first):
-                partial.append(replace(f, since=last))
-            clauses.append("bucket < ?")
-            params.append(last.strftime("%Y-%m-%dT%H"))
-        for column, value in (("entity", f.entity), ("source", f.source), ("scorer_id", scorer)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        return (" WHERE " + " AND ".join(clauses) if clauses else ""), params, partial
-
-    def outcome_totals(self, f: Filters) -> list[Outcomes]:
-        """Each scorer's aggregates per day, outcome, error type and skip reason under ``f``: the
-        rollup's whole hours plus the rows of partial hours, or the rows alone when an eval id is
-        filtered."""
-        scan = (
-            f"SELECT {self.d.buckets['day']}, scorer_id, outcome, COALESCE(error_type, ''), "
-            "COALESCE(skip_reason, ''), COUNT(*), COUNT(score), COALESCE(SUM(score), 0), MIN(score), "
-            "MAX(score), COUNT(cost_usd), COALESCE(SUM(cost_usd), 0), "
-            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
-            f"FROM {self.scores}{{}} GROUP BY 1, 2, 3, 4, 5"
-        )
-        if f.eval_id is not None:
-            where, params = self.where(f)
-            rows = self.rows(scan.format(where), params)
-        else:
-            where, params, partial = self._hourly(f)
-            rows = self.rows(
-                f"SELECT {self.d.rolled['day']}, scorer_id, outcome, error_type, skip_reason, SUM(rows), "
-                "SUM(scores), SUM(total), MIN(low), MAX(high), SUM(priced), SUM(cost), SUM(tokens) "
-                f"FROM {self.reader.tables.rollup}{where} GROUP BY 1, 2, 3, 4, 5",
-                params,
-            )
-            for part in partial:
-                where, params = self.where(part)
-                rows += self.rows(scan.format(where), params)
-        return [
-            Outcomes(
-                str(d),
-                str(s),
-                o,
-                e or None,
-                k or None,
-                int(n),
-                int(c),
-                float(t),
-                _float(lo),
-                _float(hi),
-                int(p),
-                float(y),
-                int(z),
-            )
-            for d, s, o, e, k, n, c, t, lo, hi, p, y, z in rows
-        ]
-
-    def histogram(
-        self, f: Filters, hours: tuple[str | None, str | None] = (None, None)
-    ) -> list[tuple[str, int, int]]:
-        """``(scorer_id, bin, count)`` of the scores under ``f`` (no ``eval_id``), binned as
-        :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows.
-        ``hours`` narrows it to the hour buckets from its first (with the partial hours when ``None``)
-        to before its second: parts that threads read at once (:meth:`middle_hour`)."""
-        where, params, partial = self._hourly(f)
-        for clause, bound in zip(("bucket >= ?", "bucket < ?"), hours, strict=True):
-            if bound is not None:
-                where += f"{' AND ' if where else ' WHERE '}{clause}"
-                params.append(bound)
-        rows = self.rows(
-            f"SELECT scorer_id, bin, SUM(count) FROM {self.reader.tables.bins}{where} GROUP BY 1, 2",
-            params,
-        )
-        expression = self._bin()
-        for part in partial if hours[0] is None else []:
-            where, params = self.where(part, extra=["score IS NOT NULL"])
-            rows += self.rows(
-                f"SELECT scorer_id, {expression}, COUNT(*) FROM {self.scores}{where} GROUP BY 1, 2", params
-            )
-        return [(str(s), int(b), int(n)) for s, b, n in rows]
-
-    def middle_hour(self) -> str | None:
-        """The hour bucket halfway between the histogram's first and last (``None``: one hour or none)."""
-        bins = self.reader.tables.bins  # two subqueries: SQLite reads MIN and MAX together by a scan
-        first, last = self.rows(f"SELECT (SELECT MIN(bucket) FROM {bins}), (SELECT MAX(bucket) FROM {bins})")[
-            0
-        ]
-        if first is None or first == last:
-            return None
-        low, high = (datetime.strptime(str(b), "%Y-%m-%dT%H") for b in (first, last))
-        return (low + (high - low) / 2).strftime("%Y-%m-%dT%H")
-
-    def scorer_totals(self, scorer: str, f: Filters, bucket: Bucket) -> list[Totals]:
-        """One scorer's aggregates per time bucket, entity, outcome and error type under ``f`` (no
-        ``eval_id``): the rollup's whole hours plus the rows of partial hours."""
-        where, params, partial = self._hourly(f, scorer)
-        rows = self.rows(
-            f"SELECT {self.d.rolled[bucket]}, entity, outcome, error_type, SUM(rows), SUM(scores), "
-            "SUM(total), SUM(priced), SUM(cost), SUM(tokens), MIN(low), MAX(high) "
-            f"FROM {self.reader.tables.rollup}{where} GROUP BY 1, 2, 3, 4",
-            params,
-        )
-        for part in partial:
-            where, params = self.where(part, extra=["scorer_id = ?"])
-            rows += self.rows(
-                f"SELECT {self.d.buckets[bucket]}, COALESCE(entity, ''), outcome, COALESCE(error_type, ''), "
-                "COUNT(*), COUNT(score), COALESCE(SUM(score), 0), COUNT(cost_usd), "
-                "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(prompt_tokens), 0) + "
-                "COALESCE(SUM(completion_tokens), 0), MIN(score), MAX(score) "
-                f"FROM {self.scores}{where} GROUP BY 1, 2, 3, 4",
-                [scorer, *params],
-            )
-        return [
-            Totals(
-                str(k),
-                e or None,
-                o,
-                x or None,
-                int(n),
-                int(c),
-                float(t),
-                int(p),
-                float(y),
-                int(z),
-                _float(lo),
-                _float(hi),
-            )
-            for k, e, o, x, n, c, t, p, y, z, lo, hi in rows
-        ]
-
-    def scorer_bins(self, scorer: str, f: Filters, bucket: Bucket) -> list[tuple[str, int, int]]:
-        """``(time bucket, bin, count)`` of one scorer's scores under ``f`` (no ``eval_id``), binned as
-        :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows."""
-        where, params, partial = self._hourly(f, scorer)
-        rows = self.rows(
-            f"SELECT {self.d.rolled[bucket]}, bin, SUM(count) FROM {self.reader.tables.bins}{where} "
-            "GROUP BY 1, 2",
-            params,
-        )
-        for part in partial:
-            where, params = self.where(part, extra=["scorer_id = ?", "score IS NOT NULL"])
-            rows += self.rows(
-                f"SELECT {self.d.buckets[bucket]}, {self._bin()}, COUNT(*) FROM {self.scores}{where} "
-                "GROUP BY 1, 2",
-                [scorer, *params],
-            )
-        return [(str(k), int(b), int(n)) for k, b, n in rows]
-
-    def _bin(self) -> str:
-        from agentevals.sinks import _bins, _rollup
-
-        return _bins.bin_sql(_rollup.SQLITE if self.reader.kind == "sqlite" else _rollup.POSTGRES)
 
     # -- distributions -------------------------------------------------------------------------------
 

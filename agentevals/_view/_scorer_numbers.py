@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentevals._view import _stats
-from agentevals._view._queries import Binned, Totals
+from agentevals._view._queries import Binned
+from agentevals._view._rolled import Totals
 from agentevals._view._transcript import loads
 
 
@@ -90,7 +91,7 @@ class Numbers:
 
 
 def from_aggregates(totals: list[Totals], histogram: list[tuple[str, int, int]], edge: int) -> Numbers:
-    """A scorer page's numbers from :meth:`Session.scorer_totals` and :meth:`Session.scorer_bins`
+    """A scorer page's numbers from :func:`_rolled.scorer_totals` and :func:`_rolled.scorer_bins`
     (scores in 0..1; ``edge``: the threshold's bin)."""
     out = Numbers()
     entities: dict[str | None, list[Any]] = {}

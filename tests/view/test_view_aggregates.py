@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from agentevals._view import _pages, _scorer_numbers
+from agentevals._view import _pages, _rolled, _scorer_numbers
 from agentevals._view._app import create_app
 from agentevals._view._queries import Bucket, Filters, Reader
 from agentevals.sinks._bins import score_bin
@@ -84,8 +84,10 @@ def test_scorer_page_from_the_aggregates_matches_the_records(
     with Reader(generated_store) as reader:
         data = _pages.scorer(reader, "faithfulness", f, bucket, settings)
         with reader.session() as q:  # the page was read from the rollup and the histogram
-            totals = q.scorer_totals("faithfulness", f, bucket)
-            numbers = _scorer_numbers.from_aggregates(totals, q.scorer_bins("faithfulness", f, bucket), 70)
+            totals = _rolled.scorer_totals(q, "faithfulness", f, bucket)
+            numbers = _scorer_numbers.from_aggregates(
+                totals, _rolled.scorer_bins(q, "faithfulness", f, bucket), 70
+            )
             versions = q.by_version_and_models("faithfulness", f)
     assert _scorer_numbers.in_range(totals)
     assert data == _scorer_numbers.page("faithfulness", 0.7, numbers, versions)
@@ -148,7 +150,9 @@ def test_scorer_page_from_the_aggregates_equals_the_row_path(
             "faithfulness",
             0.5,
             _scorer_numbers.from_aggregates(
-                q.scorer_totals("faithfulness", f, bucket), q.scorer_bins("faithfulness", f, bucket), 50
+                _rolled.scorer_totals(q, "faithfulness", f, bucket),
+                _rolled.scorer_bins(q, "faithfulness", f, bucket),
+                50,
             ),
             [],
         )
@@ -242,7 +246,7 @@ def test_overview_totals_from_the_rollup_equal_the_rows(
             f"FROM agentevals_scores{where} GROUP BY 1, 2, 3, 4, 5",
             params,
         )
-        rolled = q.outcome_totals(f)
+        rolled = _rolled.outcome_totals(q, f)
     merged: dict[tuple[Any, ...], list[Any]] = {}
     for t in rolled:  # a day's whole hours and its partial hour are two entries
         key = (t.day, t.scorer_id, t.outcome, t.error_type, t.skip_reason)
@@ -308,7 +312,7 @@ def test_scores_outside_0_to_1_are_read_from_the_rows(tmp_path: Path) -> None:
     )
     with Reader(store) as reader:
         with reader.session() as q:
-            assert not _scorer_numbers.in_range(q.scorer_totals("rating", Filters(), "day"))
+            assert not _scorer_numbers.in_range(_rolled.scorer_totals(q, "rating", Filters(), "day"))
         data = _pages.scorer(reader, "rating", Filters(), "day", _pages.Settings(default=3.0))
     assert data["summary"]["p50"] == _nearest_rank(ratings, 0.5)
     assert data["summary"]["pass_rate"] == pytest.approx(sum(r >= 3.0 for r in ratings) / len(ratings))

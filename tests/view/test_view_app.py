@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from agentevals._view import _pages
+from agentevals._view import _pages, _rolled
 from agentevals._view._app import create_app
 from agentevals._view._queries import PAGE_SIZE, Filters, Reader
 from agentevals._view._render import json_script
@@ -119,7 +119,10 @@ def test_overview_from_the_histogram_matches_the_rows(
     with Reader(generated_store) as reader:
         data = _pages.overview(reader, f, settings)
         with reader.session() as q:  # read from the rollup and histogram, not the rows
-            assert _pages._from_histogram(q.outcome_totals(f), q.histogram(f), settings) is not None
+            assert (
+                _pages._from_histogram(_rolled.outcome_totals(q, f), _rolled.histogram(q, f), settings)
+                is not None
+            )
     by_id = {s["id"]: s for s in data["scorers"]}
     assert set(by_id) == {r.scorer_id for r in chosen}
     for scorer_id, shown in by_id.items():
