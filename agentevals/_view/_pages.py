@@ -57,19 +57,19 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     and the score histogram (percentiles to 0.01, the mean exact) unless the filters or thresholds need
     the score rows. ``deferred`` leaves out the slow parts, the runs each scorer covers and the worst
     scores (the page loads them from :func:`overview_deferred` after it shows)."""
-    rolled = f.eval_id is None
-    with reader.session() as q:
-        middle = _rolled.middle_hour(q) if rolled else None
-    totals, histogram, later, store_runs = reader.parallel(
+    parts: list[list[_rolled.Hours]] = []
+    if f.eval_id is None:  # the histogram's days in two parts, read at once
+        with reader.session() as q:
+            parts = _rolled.hour_ranges(q, 2)
+    totals, store_runs, *read = reader.parallel(
         [
             lambda q: _rolled.outcome_totals(q, f),
-            # the histogram in two halves of its hours, at once (a grouped read of every bin row)
-            lambda q: _rolled.histogram(q, f, (None, middle)) if rolled else None,
-            lambda q: _rolled.histogram(q, f, (middle, None)) if rolled and middle is not None else [],
             lambda q: q.stored_runs(f.since),
+            *(partial(_rolled.histogram_over, f=f, ranges=ranges) for ranges in parts),
         ]
     )
-    binned = None if histogram is None else _from_histogram(totals, histogram + later, settings)
+    histogram = [row for rows in read for row in rows] if parts else None
+    binned = None if histogram is None else _from_histogram(totals, histogram, settings)
     if binned is None:
         with reader.session() as q:
             binned = _from_rows(q.bins(f, settings.thresholds, settings.default))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -365,3 +366,21 @@ def test_overview_columns_follow_the_filters(generated_store: Path, f: Filters) 
             assert shown["p50"] == _nearest_rank(scores, 0.5)
         else:
             _assert_binned(shown["p50"], _nearest_rank(scores, 0.5))
+
+
+def test_the_histogram_read_in_day_long_parts_is_the_whole(generated_store: Path) -> None:
+    f = _filters(timedelta(days=-9, minutes=-17), None, "support_agent")
+    with Reader(generated_store) as reader, reader.session() as q:
+        parts = _rolled.hour_ranges(q, 2)
+        ranges = [hours for part in parts for hours in part]
+        assert len(parts) == 2 and 30 <= len(ranges) <= 32  # 30 days of hours, a query per day
+        assert ranges[0][0] is None and ranges[-1][1] is None
+        assert all(a[1] == b[0] for a, b in pairwise(ranges))  # no gap, no overlap
+        read: Counter[tuple[str, int]] = Counter()
+        for part in parts:
+            for scorer_id, index, n in _rolled.histogram_over(q, f, part):
+                read[scorer_id, index] += n
+        whole: Counter[tuple[str, int]] = Counter()
+        for scorer_id, index, n in _rolled.histogram(q, f):
+            whole[scorer_id, index] += n
+    assert read == whole and whole
