@@ -6,6 +6,7 @@ import asyncio
 import time
 import weakref
 from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ from agentevals._result import JudgeCall
 
 #: Characters of a judge's reply a score record keeps (``judge_replies``); the rest is cut with a marker.
 REPLY_LIMIT = 20_000
+_UNLIMITED: AbstractAsyncContextManager[None] = nullcontext()  # a request outside any engine's limits
 
 
 @dataclass(frozen=True)
@@ -194,7 +196,7 @@ class Judge:
         async def attempt() -> tuple[Any, str]:
             nonlocal attempts, last_text
             attempts += 1
-            async with self._limit():
+            async with self._limit(), ticket.sending() if ticket is not None else _UNLIMITED:
                 response = await asyncio.wait_for(_litellm.acompletion(request), self.timeout + 5.0)
             prompt_tokens, completion_tokens = _litellm.usage_of(response)
             usage[0] += prompt_tokens

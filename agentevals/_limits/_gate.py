@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -22,6 +23,7 @@ from agentevals._steps import SkipRun
 
 logger = logging.getLogger("agentevals.engine")
 
+_NOTHING_HELD: AbstractAsyncContextManager[None] = nullcontext()
 _WAIT_STEP = 1.0  # seconds a waiting call sleeps at most before it looks at its breaker again
 
 
@@ -183,12 +185,8 @@ class _Ticket:
         else:
             self._cost += cost
 
-    def withdraw(self) -> None:
-        """The call was never sent (a gate after this one refused it): give its reservations back."""
-        for meter, hold in self._held:
-            meter.release(hold)
-        if self._breaker is not None and self._probe:
-            self._breaker.record(None, probe=True)
+    def sending(self) -> AbstractAsyncContextManager[None]:
+        return _NOTHING_HELD
 
     def close(self, error: BaseException | None) -> None:
         cancelled = isinstance(error, asyncio.CancelledError)

@@ -4,12 +4,17 @@ limited). Kept free of imports so the judge can read it without an import cycle.
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
 from typing import Protocol
 
 
 class Ticket(Protocol):
     """One admitted judge call: its usage is reported per attempt, then the call is closed."""
+
+    def sending(self) -> AbstractAsyncContextManager[None]:
+        """Held around each attempt's request, inside the judge's own ``max_concurrency``: a worker's
+        judge caps take their slots here, so waiting requests and retry backoffs hold none."""
 
     def add(self, tokens: int, cost: float | None) -> None:
         """One attempt's reported usage (prompt + completion tokens, LiteLLM cost in USD or ``None``)."""

@@ -11,7 +11,7 @@ that shared budgets or caps live in does not answer, the call's record is not ke
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -107,48 +107,54 @@ class _Scope:
         self.unavailable: LimitsUnavailable | None = None
 
     async def admit(self, model: str, api_base: str | None) -> Ticket:
-        """Budgets and breaker first (a ``SkipRun`` when refused), then a slot in each judge cap."""
-        try:
-            return await self._admit(model, api_base)
-        except SkipRun:
-            raise
-        except Exception as err:  # only the shared Redis raises here: the run is scored again later
-            self.unavailable = LimitsUnavailable(
-                f"the Redis of the worker's judge budgets and caps failed ({type(err).__name__}: {err}); "
-                "the message is retried"
-            )
-            raise self.unavailable from err
-
-    async def _admit(self, model: str, api_base: str | None) -> Ticket:
+        """Budgets and breaker (a ``SkipRun`` when refused); the judge caps come with each attempt."""
         limits, caps = self.gate.limits, self.gate.caps
         ticket = None
         if limits is not None:
-            ticket = await limits.admit(endpoint(model, api_base), self.scorer_id, self.deadline)
+            try:
+                ticket = await limits.admit(endpoint(model, api_base), self.scorer_id, self.deadline)
+            except SkipRun:
+                raise
+            except Exception as err:  # only a shared budget's Redis raises here
+                raise self.redis_failed(err) from err
         if caps is None:
             assert ticket is not None
             return ticket
-        try:
-            free = await caps.hold(model)
-        except BaseException:
-            if ticket is not None:
-                ticket.withdraw()  # never sent: its budgets get the reservation back
-            raise
-        return _CappedTicket(ticket, free)
+        return _CappedTicket(self, caps, model, ticket)
+
+    def redis_failed(self, error: Exception) -> LimitsUnavailable:
+        """Note that the shared Redis failed in this call: its record is dropped, the message retried."""
+        self.unavailable = LimitsUnavailable(
+            f"the Redis of the worker's judge budgets and caps failed ({type(error).__name__}: {error}); "
+            "the message is retried"
+        )
+        return self.unavailable
 
 
 class _CappedTicket:
-    """A request holding judge-cap slots (and maybe a budgets/breaker ticket): frees them when closed."""
+    """A judge call under the judge caps (and maybe a budgets/breaker ticket): each attempt's request
+    holds a slot in every cap of its model while it is sent and answered."""
 
-    __slots__ = ("_free", "_ticket")
+    __slots__ = ("_caps", "_model", "_scope", "_ticket")
 
-    def __init__(self, ticket: Ticket | None, free: Callable[[], None]) -> None:
-        self._ticket, self._free = ticket, free
+    def __init__(self, scope: _Scope, caps: JudgeCaps, model: str, ticket: Ticket | None) -> None:
+        self._scope, self._caps, self._model, self._ticket = scope, caps, model, ticket
+
+    @asynccontextmanager
+    async def sending(self) -> AsyncIterator[None]:
+        try:
+            free = await self._caps.hold(self._model)
+        except Exception as err:
+            raise self._scope.redis_failed(err) from err
+        try:
+            yield
+        finally:
+            free()
 
     def add(self, tokens: int, cost: float | None) -> None:
         if self._ticket is not None:
             self._ticket.add(tokens, cost)
 
     def close(self, error: BaseException | None) -> None:
-        self._free()
         if self._ticket is not None:
             self._ticket.close(error)

@@ -14,14 +14,10 @@ from worker_helpers import redis_url  # noqa: F401  (fixture)
 from agentevals import create_scorer
 from agentevals._engine._config import normalize_scorers
 from agentevals._limits._budget import Hold
-from agentevals._limits._gate import EngineLimits
 from agentevals._limits._shared_budget import SharedBudgetMeter
 from agentevals._remote._worker_limits import engine_limits, load_redactor, parse_budget
 from agentevals._remote._worker_setup import WorkerConfig
-from agentevals._steps import SkipRun
 from agentevals.engine import Breaker, Budget, ScorerEntry
-
-MODEL = "openai/gpt-4o-mini"
 
 #: ``--limits`` objects for these tests.
 FAST_BREAKER = {"breaker": Breaker(failures=2)}
@@ -162,13 +158,3 @@ def test_a_reservation_given_back_or_left_by_a_dead_process(client: Any, key: st
     assert fresh.reserve() is not None and fresh.reserve() is not None and fresh.reserve() is None
     fresh.settle(second, 1.0)  # a call reserved in the old window ends in this one: counted here
     assert fresh.usage().spent == 1.0
-
-
-async def test_a_call_never_sent_gives_its_budget_back() -> None:
-    limits = EngineLimits([Budget(calls=1, per="day")], None)
-    ticket = await limits.admit(MODEL, "judged", None)
-    ticket.withdraw()  # a judge cap after the budget failed: the call was never sent
-    sent = await limits.admit(MODEL, "judged", None)  # the one call is still there
-    sent.close(None)
-    with pytest.raises(SkipRun, match="judge budget 1 calls/day is spent"):
-        await limits.admit(MODEL, "judged", None)
