@@ -1,6 +1,7 @@
 """A cap on the judge requests under way at once across every worker process and machine: counters on
-a shared Redis, one key for all judges and one per model. Each judge request (with its retries) holds
-its slots, so a scorer making three requests at once holds three."""
+a shared Redis, one key for all judges and one per model. Each request holds its slots while it is sent
+and answered (not while it waits for the judge's own ``max_concurrency`` or between retries), so a
+scorer making three requests at once holds three."""
 
 from __future__ import annotations
 

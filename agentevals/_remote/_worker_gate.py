@@ -2,8 +2,9 @@
 scorer entry's ``max_concurrency`` (per worker process), and for every judge request the call makes,
 the budgets and the circuit breaker (``EngineLimits``) and the global and per-model judge caps.
 
-The gate puts a scope in ``active_limits`` for the scorer call (``slot`` runs in the calling task), and
-the judge asks that scope before each request (``admit``), then closes the ticket it got. When the Redis
+The gate puts a scope in ``active_limits`` for the scorer call (``slot`` runs in the calling task); the
+judge asks that scope before each request (``admit``: budgets and breaker), holds the ticket's
+``sending()`` around each attempt (the caps' slots), then closes the ticket. When the Redis
 that shared budgets or caps live in does not answer, the call's record is not kept: ``slot`` raises
 :class:`LimitsUnavailable`, so the message is retried by the broker, as for a sink outage.
 """
