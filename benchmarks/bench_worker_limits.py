@@ -9,6 +9,8 @@ Each round scores ``--runs`` runs of one judged scorer (one request each to ``Fa
 latency, in this process) with a worker's ``MessageScorer`` (no broker: the gate is what differs) in
 every configuration, in ABBA order; prints the median wall and CPU time (of this process) of each and
 its ratio to the worker with no limits at all (``--no-breaker``, no budget, no cap) in the same rounds.
+Then, alone, what one request's Redis work costs: a shared budget's reserve + settle, and the caps'
+take + free (a global and a per-model cap), 2,000 times each.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from agentevals._remote._group_write import GroupWriter
 from agentevals._remote._score_message import MessageScorer
 from agentevals._remote._worker_limits import worker_gate
 from agentevals._remote._worker_setup import WorkerConfig
+from agentevals.engine import Budget
 from agentevals.sinks import MemorySink
 from agentevals.steps import PromptStep
 from agentevals.testing import FakeJudge, FakeJudgeServer, Reply
@@ -80,6 +83,41 @@ async def one_round(scorer: MessageScorer, n: int) -> tuple[float, float]:
     return elapsed
 
 
+async def redis_costs(n: int = 2000) -> None:
+    """Wall and CPU microseconds of one request's Redis work for a shared budget and for the caps."""
+    import redis
+
+    from agentevals._limits._shared_budget import SharedBudgetMeter
+    from agentevals._remote._judge_gate import JudgeCaps
+
+    client = redis.Redis.from_url(REDIS)
+    prefix = f"bench-limits-{uuid.uuid4().hex[:8]}"
+    meter = SharedBudgetMeter(Budget(calls=10**9, per="day"), client, prefix)
+    caps = JudgeCaps(client, 64, {MODEL: 64}, prefix=f":{prefix}")
+
+    def budget() -> None:
+        hold = meter.reserve()
+        assert hold is not None
+        meter.settle(hold, 1.0)
+
+    async def cap() -> None:
+        (await caps.hold(MODEL))()
+
+    budget()
+    await cap()
+    for label, one in (("budget reserve + settle", budget), ("caps take + free", cap)):
+        started, cpu = time.perf_counter(), time.process_time()
+        for _ in range(n):
+            done = one()
+            if done is not None:
+                await done
+        wall, used = (time.perf_counter() - started) / n, (time.process_time() - cpu) / n
+        print(f"  {label:32s} {wall * 1e6:5.0f} us wall  {used * 1e6:5.0f} us CPU per request")
+    for key in client.scan_iter(f"*{prefix}*"):
+        client.delete(key)
+    client.close()
+
+
 async def main(runs: int, rounds: int) -> None:
     with FakeJudgeServer(responder=lambda _: Reply.json({"correct": True})) as server:
         entries = scorers(server.url)
@@ -104,6 +142,8 @@ async def main(runs: int, rounds: int) -> None:
             f"  {name:32s} {wall[name]:7.3f}s {wall[name] / wall['no limits']:6.3f} "
             f"{cpu[name]:7.3f}s {cpu[name] / cpu['no limits']:6.3f}"
         )
+    print("one request's Redis work, alone:")
+    await redis_costs()
 
 
 if __name__ == "__main__":
