@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from agentevals._view import _pages
+from agentevals._view import _pages, _thresholds
 from agentevals._view._cache import Cache
 from agentevals._view._queries import BUCKETS, Bucket, Filters, Reader
 from agentevals._view._render import STATIC, render
@@ -52,8 +52,18 @@ def create_app(
     config = settings or _pages.Settings()
     cache = Cache()
 
-    def cached(key: Any, compute: Callable[[], Any]) -> Any:
-        return cache.get((*key, config.key()), reader.fingerprint(), compute)
+    def cached(key: Any, compute: Callable[[], Any], settings: _pages.Settings = config) -> Any:
+        return cache.get((*key, settings.key()), reader.fingerprint(), compute)
+
+    def scoped(f: Filters) -> _pages.Settings:
+        """The settings with the thresholds the store keeps for ``f``'s scope (its scorers table read
+        once per store fingerprint)."""
+        from agentevals._evals._catalog import stored_scorers
+
+        stored = cache.get(
+            ("stored-scorers",), reader.fingerprint(), lambda: reader.with_store(stored_scorers)
+        )
+        return config.scoped(_thresholds.in_scope(stored, f.eval_id))
 
     def choices() -> dict[str, Any]:
         def compute() -> dict[str, Any]:
@@ -71,7 +81,12 @@ def create_app(
     def warm_up() -> None:
         try:
             choices()
-            cached(("overview", Filters()), lambda: _pages.overview(reader, Filters(), config, deferred=True))
+            settings = scoped(Filters())
+            cached(
+                ("overview", Filters()),
+                lambda: _pages.overview(reader, Filters(), settings, deferred=True),
+                settings,
+            )
             cached(("overview-deferred", Filters()), lambda: _pages.overview_deferred(reader, Filters()))
         except Exception:  # the first visit computes it again and shows the error
             logging.getLogger(__name__).debug("computing the overview at start-up failed", exc_info=True)
@@ -98,8 +113,11 @@ def create_app(
 
     def overview(request: Request) -> Response:
         f = _filters(request.query_params, until=False)
+        settings = scoped(f)
         data, opts = beside_choices(
-            lambda: cached(("overview", f), lambda: _pages.overview(reader, f, config, deferred=True))
+            lambda: cached(
+                ("overview", f), lambda: _pages.overview(reader, f, settings, deferred=True), settings
+            )
         )
         return page(
             request,
@@ -121,10 +139,12 @@ def create_app(
         scorer_id = request.path_params["scorer_id"]
         f = _filters(request.query_params)
         bucket = _bucket(request.query_params.get("bucket", "day"))
+        settings = scoped(f)
         data, opts = beside_choices(
             lambda: cached(
                 ("scorer", scorer_id, f, bucket),
-                lambda: _pages.scorer(reader, scorer_id, f, bucket, config, deferred=True),
+                lambda: _pages.scorer(reader, scorer_id, f, bucket, settings, deferred=True),
+                settings,
             )
         )
         return page(

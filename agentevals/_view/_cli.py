@@ -24,7 +24,8 @@ def add_threshold_argument(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="[SCORER=]MIN",
-        help="score a record must reach to pass (default 0.5); SCORER=MIN for one scorer; repeatable",
+        help="score a record must reach to pass (default: the threshold the store keeps for the scorer, "
+        "else 0.5); SCORER=MIN for one scorer; overrides the stored one; repeatable",
     )
 
 
@@ -32,7 +33,7 @@ def settings(values: list[str]) -> object:
     """The pass thresholds of ``--pass-threshold`` values; raises ``ValueError`` saying what is wrong."""
     from agentevals._view._pages import DEFAULT_THRESHOLD, Settings
 
-    default, per_scorer = DEFAULT_THRESHOLD, {}
+    default, given, per_scorer = DEFAULT_THRESHOLD, False, {}
     for value in values:
         name, _, number = value.rpartition("=")
         try:
@@ -44,8 +45,8 @@ def settings(values: list[str]) -> object:
         if name:
             per_scorer[name] = threshold
         else:
-            default = threshold
-    return Settings(per_scorer, default)
+            default, given = threshold, True
+    return Settings(per_scorer, default, given)
 
 
 def view(args: argparse.Namespace) -> None:

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
+from agentevals._evals._catalog import dropped_counts
+from agentevals._evals._config import Threshold
 from agentevals._view import _rolled, _scorer_numbers, _stats
 from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session
 from agentevals._view._rolled import Outcomes
+from agentevals._view._thresholds import Bound
 from agentevals._view._transcript import context, loads, pretty, transcript
 
 #: The threshold a score must reach to pass when none is given for its scorer (``--threshold``).
@@ -27,17 +30,41 @@ DEFAULT_THRESHOLD = 0.5
 
 @dataclass(frozen=True)
 class Settings:
-    """How scores are judged: per-scorer pass thresholds (others use ``default``)."""
+    """How scores are judged: a scorer's pass threshold is ``thresholds`` (``--pass-threshold
+    SCORER=MIN``), else ``default`` when ``default_given`` (``--pass-threshold MIN``), else ``stored``
+    (what the store keeps, see :meth:`scoped`), else ``default``."""
 
     thresholds: dict[str, float] = field(default_factory=dict)
     default: float = DEFAULT_THRESHOLD
+    default_given: bool = False
+    stored: dict[str, Threshold] = field(default_factory=dict)
 
     def key(self) -> tuple[Any, ...]:
         """A hashable form (for cache keys)."""
-        return (tuple(sorted(self.thresholds.items())), self.default)
+        stored = tuple(sorted((k, t.min, t.max) for k, t in self.stored.items()))
+        return (tuple(sorted(self.thresholds.items())), self.default, self.default_given, stored)
 
-    def threshold(self, scorer_id: str) -> float:
-        return self.thresholds.get(scorer_id, self.default)
+    def scoped(self, stored: dict[str, Threshold]) -> Settings:
+        """These settings with the store's thresholds (for one page's scope)."""
+        return replace(self, stored=stored)
+
+    def bound(self, scorer_id: str) -> Bound:
+        """The bounds a score of ``scorer_id`` must meet to pass, and where they came from."""
+        if scorer_id in self.thresholds:
+            return Bound(self.thresholds[scorer_id], None, "--pass-threshold")
+        if not self.default_given and scorer_id in self.stored:
+            threshold = self.stored[scorer_id]
+            return Bound(threshold.min, threshold.max, "stored")
+        return self.fallback()
+
+    def fallback(self) -> Bound:
+        """The bounds of a scorer with no threshold of its own."""
+        return Bound(self.default, None, "--pass-threshold" if self.default_given else "default")
+
+    def bounds(self) -> dict[str, Bound]:
+        """The bounds of each scorer that has its own (the others: :meth:`fallback`)."""
+        named = set(self.thresholds) | (set() if self.default_given else set(self.stored))
+        return {scorer_id: self.bound(scorer_id) for scorer_id in named}
 
 
 def _summary(bins: list[tuple[float, int]], passed: int) -> dict[str, Any]:
@@ -72,7 +99,8 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     binned = None if histogram is None else _from_histogram(totals, histogram, settings)
     if binned is None:
         with reader.session() as q:
-            binned = _from_rows(q.bins(f, settings.thresholds, settings.default))
+            bounds = {scorer_id: b.sql() for scorer_id, b in settings.bounds().items()}
+            binned = _from_rows(q.bins(f, bounds, settings.fallback().sql()))
     outcomes, errors, bins, passed = binned
     extra = {} if deferred else overview_deferred(reader, f)
     coverage = extra.get("coverage", {})
@@ -91,10 +119,11 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
                 "count": sum(outcomes[scorer_id].values()),
                 "outcomes": dict(outcomes[scorer_id]),
                 "errors": errors[scorer_id].most_common(),
-                "threshold": settings.threshold(scorer_id),
+                "threshold": settings.bound(scorer_id),
                 "cost_usd": sum(t.cost for t in mine) if any(t.priced for t in mine) else None,
                 "tokens": sum(t.tokens for t in mine),
                 "coverage": coverage.get(scorer_id),
+                "dropped": _dropped_of(extra.get("dropped"), scorer_id),
                 "skip_reasons": dict(skips.most_common()),
                 **_summary(bins[scorer_id], passed[scorer_id]),
                 "mean": sum(t.total for t in mine) / scored if scored else None,
@@ -112,8 +141,10 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
 
 def overview_deferred(reader: Reader, f: Filters) -> dict[str, Any]:
     """What a ``deferred`` overview leaves out: per scorer its coverage of the stored runs (as ``agentevals
-    report`` counts it: since ``f.since``, every entity), and the worst scores. Each scorer's runs are
-    counted on a connection of its own, all at once."""
+    report`` counts it: since ``f.since``, every entity) and the runs the engine dropped before it could
+    score them (under the time range and entity; ``None`` when an eval id is filtered: drops belong to
+    no evaluation), and the worst scores. Each scorer's runs are counted on a connection of its own,
+    all at once."""
     with reader.session() as q:
         names = q.scorers_since(f.since)
     jobs: list[Callable[[Session], Any]] = [
@@ -127,7 +158,17 @@ def overview_deferred(reader: Reader, f: Filters) -> dict[str, Any]:
         for name, (rows, runs) in zip(names, covered, strict=True)
         if rows
     }
-    return {"coverage": coverage, "worst": worst}
+    dropped = None
+    if f.eval_id is None:
+        dropped = reader.with_store(
+            lambda store: dropped_counts(store, since=f.since, until=f.until, entity=f.entity)
+        )
+    return {"coverage": coverage, "dropped": dropped, "names": names, "worst": worst}
+
+
+def _dropped_of(dropped: dict[str, int] | None, scorer_id: str) -> int | None:
+    """A scorer's dropped runs (0 when none; ``None`` when drops do not apply)."""
+    return None if dropped is None else dropped.get(scorer_id, 0)
 
 
 def _covered(q: Session, scorer_id: str, since: datetime | None) -> tuple[int, int]:
@@ -167,11 +208,12 @@ def _from_histogram(
     totals: list[Outcomes], histogram: list[tuple[str, int, int]], settings: Settings
 ) -> _Binned | None:
     """The same from the rollup's totals and the histogram's bins (``None`` when they cannot tell: a
-    threshold that is not a whole bin in 0.01..0.99, or scores outside 0..1, which the end bins clamp).
+    threshold that is not a whole bin in 0.01..0.99 or has a maximum, or scores outside 0..1, which the
+    end bins clamp).
     A percentile is its bin's lower edge, kept within the scorer's exact lowest and highest score."""
     edges: dict[str, int] = {}
     for scorer_id in {t.scorer_id for t in totals}:
-        edge = _stats.threshold_bin(settings.threshold(scorer_id))
+        edge = _edge(settings.bound(scorer_id))
         if edge is None:
             return None
         edges[scorer_id] = edge
@@ -198,6 +240,13 @@ def _from_histogram(
     return outcomes, errors, bins, passed
 
 
+def _edge(bound: Bound) -> int | None:
+    """The histogram bin a passing score starts at (``None``: the bins cannot tell a pass)."""
+    if bound.high is not None or bound.low is None:
+        return None
+    return _stats.threshold_bin(bound.low)
+
+
 def _daily(totals: list[Outcomes]) -> dict[str, dict[str, list[Any]]]:
     """Each scorer's daily mean (a sparkline) from :func:`_rolled.outcome_totals`."""
     sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
@@ -221,12 +270,12 @@ def scorer(
     an eval id is filtered, the threshold is not a whole bin or a score lies outside 0..1.
     ``deferred`` leaves out that scan, the breakdowns by agent model and scorer version (the page
     loads them from :func:`scorer_deferred` after it shows)."""
-    threshold = settings.threshold(scorer_id)
-    edge = _stats.threshold_bin(threshold)
+    threshold = settings.bound(scorer_id)
+    edge = _edge(threshold)
     versions: Callable[[Session], _scorer_numbers.Versions | None] = (
         (lambda q: None) if deferred else (lambda q: q.by_version_and_models(scorer_id, f))
     )
-    by_rows = [lambda q: q.series(scorer_id, f, bucket, threshold), lambda q: q.by_entity(scorer_id, f)]
+    by_rows = [lambda q: q.series(scorer_id, f, bucket, threshold.sql()), lambda q: q.by_entity(scorer_id, f)]
     if f.eval_id is None and edge is not None:
         totals, histogram, grouped = reader.parallel(
             [
@@ -277,12 +326,16 @@ def run(q: Session, run_id: str) -> dict[str, Any] | None:
         return None
     records = []
     for s in scores:
+        replies = _replies(s.get("judge_replies"))
         steps = []
         for step in _STEPS:
             prompt = s.get(f"{step}_prompt")
             result = s.get(f"{step}_step_result")
-            if prompt is not None or result is not None:
-                steps.append({"name": step, "prompt": prompt, "result": pretty(result) or None})
+            reply = replies.get(step)
+            if prompt is not None or result is not None or reply is not None:
+                steps.append(
+                    {"name": step, "prompt": prompt, "reply": reply, "result": pretty(result) or None}
+                )
         records.append(
             {**s, "steps": steps, "created_at": _text(s["created_at"]), "metadata": pretty(s["metadata"])}
         )
@@ -307,6 +360,15 @@ def run(q: Session, run_id: str) -> dict[str, Any] | None:
         "ground_truth": None if row is None else pretty(row["ground_truth"]) or None,
         "records": records,
     }
+
+
+def _replies(stored: Any) -> dict[str, str]:
+    """A record's ``judge_replies`` (JSON text in SQLite, decoded in PostgreSQL; ``None`` before
+    schema version 4) as ``{step: reply}``."""
+    value = loads(stored)
+    if not isinstance(value, dict):
+        return {}
+    return {str(step): reply if isinstance(reply, str) else pretty(reply) for step, reply in value.items()}
 
 
 def _text(value: Any) -> str | None:

@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from agentevals._store import display_address, open_store
+from agentevals._store import Store, display_address, open_store
 from agentevals.sinks._row import TABLE, Tables, tables, utc_text
 
 Bucket = Literal["hour", "day", "week"]
 BUCKETS: tuple[Bucket, ...] = ("hour", "day", "week")
 #: Rows per page of the runs list.
 PAGE_SIZE = 50
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class Binned:
     error_type: str | None
     value: float | None  # the score, rounded to 0.001 (None: no score)
     rows: int
-    passed: int  # scores at or above the threshold (exact)
+    passed: int  # scores within the threshold's bounds (exact)
     cost: float | None
     tokens: int
     total: float  # sum of the scores (exact)
@@ -106,6 +109,7 @@ class Reader:
         self.display = display_address(address)
         self.tables: Tables = tables(table)
         self.dialect = _SQLITE if self.kind == "sqlite" else _POSTGRES
+        self._store_lock = threading.Lock()
 
     @property
     def database(self) -> str:
@@ -115,6 +119,12 @@ class Reader:
 
     def close(self) -> None:
         self.store.close()
+
+    def with_store(self, read: Callable[[Store], T]) -> T:
+        """``read(store)`` on the store's own connection, one caller at a time (for the readers of
+        :mod:`agentevals._evals._catalog`: the thresholds and drops the store keeps)."""
+        with self._store_lock:
+            return read(self.store)
 
     def __enter__(self) -> Reader:
         return self
@@ -274,34 +284,39 @@ class Session:
     # -- distributions -------------------------------------------------------------------------------
 
     def bins(
-        self, f: Filters, thresholds: dict[str, float], default: float
+        self, f: Filters, bounds: dict[str, tuple[float, float]], default: tuple[float, float]
     ) -> list[tuple[str, str, str | None, float | None, int, int]]:
         """``(scorer_id, outcome, error_type, bin, count, passed)``: scores per scorer and outcome,
-        binned; ``passed`` counts the scores at or above the scorer's threshold (exact, not binned)."""
-        cases = " ".join("WHEN ? THEN ?" for _ in thresholds)
-        threshold = f"CASE scorer_id {cases} ELSE ? END" if thresholds else "?"
-        case_params: list[Any] = [v for pair in thresholds.items() for v in pair] + [default]
+        binned; ``passed`` counts the scores within the scorer's ``(low, high)`` bounds (``default``
+        for a scorer not in ``bounds``; exact, not binned)."""
+        cases = " ".join("WHEN ? THEN ?" for _ in bounds)
+        low, high = (f"CASE scorer_id {cases} ELSE ? END" if bounds else "?" for _ in range(2))
+        case_params: list[Any] = [
+            v
+            for side in (0, 1)
+            for v in (*(x for name, pair in bounds.items() for x in (name, pair[side])), default[side])
+        ]
         where, params = self.where(f)
         rows = self.rows(
             f"SELECT scorer_id, outcome, error_type, {self.d.bin}, COUNT(*), "
-            f"SUM(CASE WHEN score >= {threshold} THEN 1 ELSE 0 END) "
+            f"SUM(CASE WHEN score >= {low} AND score <= {high} THEN 1 ELSE 0 END) "
             f"FROM {self.scores}{where} GROUP BY scorer_id, outcome, error_type, {self.d.bin}",
             [*case_params, *params],
         )
         return [(s, o, e, None if b is None else float(b), int(n), int(p or 0)) for s, o, e, b, n, p in rows]
 
-    def series(self, scorer: str, f: Filters, bucket: Bucket, threshold: float) -> list[Binned]:
+    def series(self, scorer: str, f: Filters, bucket: Bucket, bounds: tuple[float, float]) -> list[Binned]:
         """One scorer's rows over time, binned (``ROUND(score, 3)``): the row path of the scorer page,
         for what the rollup cannot filter (an eval id) or bin (scores outside 0..1, a threshold that is
-        not a whole bin)."""
+        not a whole bin or has a maximum); ``passed`` counts the scores within ``(low, high)``."""
         key = self.d.buckets[bucket]
         where, params = self.where(f, extra=["scorer_id = ?"])
         groups = f"{key}, outcome, error_type, {self.d.bin}"
         rows = self.rows(
-            f"SELECT {groups}, COUNT(*), SUM(CASE WHEN score >= ? THEN 1 ELSE 0 END), SUM(cost_usd), "
-            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(score), 0) "
-            f"FROM {self.scores}{where} GROUP BY {groups}",
-            [threshold, scorer, *params],
+            f"SELECT {groups}, COUNT(*), SUM(CASE WHEN score >= ? AND score <= ? THEN 1 ELSE 0 END), "
+            "SUM(cost_usd), COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0), "
+            f"COALESCE(SUM(score), 0) FROM {self.scores}{where} GROUP BY {groups}",
+            [*bounds, scorer, *params],
         )
         return [
             Binned(str(k), o, e, _float(b), int(n), int(p or 0), _float(c), int(t or 0), float(s))
@@ -383,13 +398,22 @@ class Session:
         return dict(zip(RUN_COLUMNS, rows[0], strict=True)) if rows else None
 
     def run_scores(self, run_id: str) -> list[dict[str, Any]]:
+        """Every score record of a run, with each of ``COLUMNS`` (``None`` for a column the store
+        predates, e.g. ``judge_replies`` before schema version 4)."""
         from agentevals.sinks._row import COLUMNS
 
+        cursor = self.conn.cursor()
+        try:
+            cursor.execute(f"SELECT * FROM {self.scores} WHERE 1 = 0")
+            present = {str(column[0]) for column in cursor.description}
+        finally:
+            cursor.close()
+        names = [name for name in COLUMNS if name in present]
         rows = self.rows(
-            f"SELECT {', '.join(COLUMNS)} FROM {self.scores} WHERE run_id = ? ORDER BY scorer_id, created_at",
+            f"SELECT {', '.join(names)} FROM {self.scores} WHERE run_id = ? ORDER BY scorer_id, created_at",
             [run_id],
         )
-        return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+        return [{**dict.fromkeys(COLUMNS), **dict(zip(names, row, strict=True))} for row in rows]
 
     # -- compare ---------------------------------------------------------------------------------------
 

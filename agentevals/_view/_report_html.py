@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agentevals._view import _pages
+from agentevals._evals._catalog import stored_scorers
+from agentevals._view import _pages, _thresholds
 from agentevals._view._queries import Filters, Reader, Session
 from agentevals._view._render import render
 
@@ -24,10 +25,13 @@ def write_report(
 ) -> Path:
     """Write the report of the store at ``address`` to ``path`` and return it. The comparison is of
     the two latest evaluations when the store holds two (``filters.eval_id``: that one and the one
-    before), otherwise of the last 7 days against the 7 before. Raises ``ValueError`` without a store."""
+    before), otherwise of the last 7 days against the 7 before. Pass thresholds: ``settings``' own,
+    else those the store keeps (``filters.eval_id``'s), else the default. Raises ``ValueError`` without
+    a store."""
     filters = filters or Filters()
-    config = settings or _pages.Settings()
     with Reader(address, table=table) as reader, reader.session() as q:
+        stored = _thresholds.in_scope(reader.with_store(stored_scorers), filters.eval_id)
+        config = (settings or _pages.Settings()).scoped(stored)
         data = _pages.overview(reader, filters, config)
         charts: dict[str, Any] = dict(data["charts"])
         sections = []

@@ -13,6 +13,7 @@ from typing import Any
 from agentevals._view import _stats
 from agentevals._view._queries import Binned
 from agentevals._view._rolled import Totals
+from agentevals._view._thresholds import Bound
 from agentevals._view._transcript import loads
 
 
@@ -142,7 +143,7 @@ def by_versions(versions: Versions) -> dict[str, Any]:
     }
 
 
-def page(scorer_id: str, threshold: float, numbers: Numbers, versions: Versions | None) -> dict[str, Any]:
+def page(scorer_id: str, threshold: Bound, numbers: Numbers, versions: Versions | None) -> dict[str, Any]:
     whole = numbers.whole
     points = [numbers.buckets[key].point(key) for key in sorted(numbers.buckets)]
     edges, counts = _stats.histogram(whole.bins)

@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 from agentevals._view import _pages, _rolled, _scorer_numbers
 from agentevals._view._app import create_app
 from agentevals._view._queries import Bucket, Filters, Reader
+from agentevals._view._thresholds import Bound
 from agentevals.sinks._bins import score_bin
 from tests.view.conftest import generated_records
 
@@ -91,7 +92,8 @@ def test_scorer_page_from_the_aggregates_matches_the_records(
             )
             versions = q.by_version_and_models("faithfulness", f)
     assert _scorer_numbers.in_range(totals)
-    assert data == _scorer_numbers.page("faithfulness", 0.7, numbers, versions)
+    expected = _scorer_numbers.page("faithfulness", Bound(0.7, None, "--pass-threshold"), numbers, versions)
+    assert data == expected
 
     scores = [r.score for r in mine if r.score is not None]
     assert data["outcomes"] == dict(Counter(r.outcome for r in mine))
@@ -149,7 +151,7 @@ def test_scorer_page_from_the_aggregates_equals_the_row_path(
     with Reader(generated_store) as reader, reader.session() as q:
         rolled = _scorer_numbers.page(
             "faithfulness",
-            0.5,
+            Bound(0.5, None, "default"),
             _scorer_numbers.from_aggregates(
                 _rolled.scorer_totals(q, "faithfulness", f, bucket),
                 _rolled.scorer_bins(q, "faithfulness", f, bucket),
@@ -159,9 +161,9 @@ def test_scorer_page_from_the_aggregates_equals_the_row_path(
         )
         rows = _scorer_numbers.page(
             "faithfulness",
-            0.5,
+            Bound(0.5, None, "default"),
             _scorer_numbers.from_series(
-                q.series("faithfulness", f, bucket, 0.5), q.by_entity("faithfulness", f)
+                q.series("faithfulness", f, bucket, (0.5, math.inf)), q.by_entity("faithfulness", f)
             ),
             [],
         )

@@ -10,9 +10,11 @@
   }
   function fill(slot, html) {
     var doc = new DOMParser().parseFromString(html, "text/html");
-    document.querySelectorAll("[data-coverage]").forEach(function (cell) {
-      var found = same(doc, "data-coverage", cell);
-      cell.replaceChildren.apply(cell, found ? Array.from(found.childNodes) : [document.createTextNode("–")]);
+    ["data-coverage", "data-dropped"].forEach(function (attribute) {
+      document.querySelectorAll("[" + attribute + "]").forEach(function (cell) {
+        var found = same(doc, attribute, cell);
+        cell.replaceChildren.apply(cell, found ? Array.from(found.childNodes) : [document.createTextNode("–")]);
+      });
     });
     document.querySelectorAll("[data-part]").forEach(function (part) {
       var found = same(doc, "data-part", part);
@@ -26,7 +28,7 @@
     note.className = "bad";
     note.textContent = "could not load this part: " + why + " (reload the page to try again)";
     slot.replaceChildren(note);
-    document.querySelectorAll("[data-coverage] .loading, [data-part] .loading").forEach(function (el) {
+    document.querySelectorAll("[data-coverage] .loading, [data-dropped] .loading, [data-part] .loading").forEach(function (el) {
       el.textContent = "?";
     });
   }
