@@ -18,6 +18,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from agentevals._view import _pages, _thresholds
@@ -52,18 +53,18 @@ def create_app(
     config = settings or _pages.Settings()
     cache = Cache()
 
-    def cached(key: Any, compute: Callable[[], Any], settings: _pages.Settings = config) -> Any:
-        return cache.get((*key, settings.key()), reader.fingerprint(), compute)
+    def cached(key: Any, compute: Callable[[], Any]) -> Any:
+        return cache.get((*key, config.key()), reader.fingerprint(), compute)
 
-    def scoped(f: Filters) -> _pages.Settings:
-        """The settings with the thresholds the store keeps for ``f``'s scope (its scorers table read
-        once per store fingerprint)."""
+    def judged(key: Any, f: Filters, compute: Callable[[_pages.Settings], Any]) -> Any:
+        """``compute(settings)`` cached, the settings with the pass thresholds the store keeps for
+        ``f``'s scope (its scorers table read once per store fingerprint)."""
         from agentevals._evals._catalog import stored_scorers
 
-        stored = cache.get(
-            ("stored-scorers",), reader.fingerprint(), lambda: reader.with_store(stored_scorers)
-        )
-        return config.scoped(_thresholds.in_scope(stored, f.eval_id))
+        fingerprint = reader.fingerprint()
+        stored = cache.get(("stored-scorers",), fingerprint, lambda: reader.with_store(stored_scorers))
+        settings = config.scoped(_thresholds.in_scope(stored, f.eval_id))
+        return cache.get((*key, settings.key()), fingerprint, lambda: compute(settings))
 
     def choices() -> dict[str, Any]:
         def compute() -> dict[str, Any]:
@@ -81,11 +82,8 @@ def create_app(
     def warm_up() -> None:
         try:
             choices()
-            settings = scoped(Filters())
-            cached(
-                ("overview", Filters()),
-                lambda: _pages.overview(reader, Filters(), settings, deferred=True),
-                settings,
+            judged(
+                ("overview", Filters()), Filters(), partial(_pages.overview, reader, Filters(), deferred=True)
             )
             cached(("overview-deferred", Filters()), lambda: _pages.overview_deferred(reader, Filters()))
         except Exception:  # the first visit computes it again and shows the error
@@ -113,11 +111,8 @@ def create_app(
 
     def overview(request: Request) -> Response:
         f = _filters(request.query_params, until=False)
-        settings = scoped(f)
         data, opts = beside_choices(
-            lambda: cached(
-                ("overview", f), lambda: _pages.overview(reader, f, settings, deferred=True), settings
-            )
+            lambda: judged(("overview", f), f, partial(_pages.overview, reader, f, deferred=True))
         )
         return page(
             request,
@@ -139,12 +134,11 @@ def create_app(
         scorer_id = request.path_params["scorer_id"]
         f = _filters(request.query_params)
         bucket = _bucket(request.query_params.get("bucket", "day"))
-        settings = scoped(f)
         data, opts = beside_choices(
-            lambda: cached(
+            lambda: judged(
                 ("scorer", scorer_id, f, bucket),
-                lambda: _pages.scorer(reader, scorer_id, f, bucket, settings, deferred=True),
-                settings,
+                f,
+                partial(_pages.scorer, reader, scorer_id, f, bucket, deferred=True),
             )
         )
         return page(
