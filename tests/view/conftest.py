@@ -21,6 +21,7 @@ from agentevals import ScoreResult
 from agentevals._sync import run_sync
 from agentevals.results import JudgeCall, ScoreFailure, ScoreSkipped
 from agentevals.sinks import SQLiteSink
+from agentevals.sinks._catalog_tables import DropCount, ScorerInfo
 
 CHROMIUM = "/usr/bin/chromium"
 OUTPUT = Path(__file__).parent / "output"
@@ -183,6 +184,67 @@ def write_store(path: Path, records: list[Any]) -> Path:
     return path
 
 
+#: The live engine keeps 0.7 for faithfulness and a maximum for tone; evaluation eval-b its own 0.9.
+CATALOG = [
+    ScorerInfo("faithfulness", "Faithfulness", "2", "live", threshold_min=0.7),
+    ScorerInfo("tone", "Tone", None, "live", threshold_max=0.8),
+    ScorerInfo("faithfulness", "Faithfulness", "2", "eval", eval_id="eval-b", threshold_min=0.9),
+]
+#: Drops in two hours of two entities (the ``''`` rows count the runs themselves).
+DROPS = [
+    DropCount(
+        (NOW - timedelta(days=2)).strftime("%Y-%m-%dT%H"), "support_agent", "faithfulness", "overflow", 4
+    ),
+    DropCount((NOW - timedelta(days=2)).strftime("%Y-%m-%dT%H"), "support_agent", "", "overflow", 4),
+    DropCount(
+        (NOW - timedelta(days=20)).strftime("%Y-%m-%dT%H"), "billing_agent", "faithfulness", "evicted", 3
+    ),
+    DropCount((NOW - timedelta(days=20)).strftime("%Y-%m-%dT%H"), "billing_agent", "tone", "evicted", 2),
+    DropCount((NOW - timedelta(days=20)).strftime("%Y-%m-%dT%H"), "billing_agent", "", "evicted", 3),
+]
+REPLY = f'{{"verdicts": ["yes"], "note": "{XSS}"}}'
+
+
+def catalog_records() -> list[Any]:
+    """300 generated runs and one whose judge replies are stored (one with a script tag)."""
+    records = generated_records(runs=300)
+    records.append(
+        ScoreResult(
+            scorer_id="faithfulness",
+            scorer_name="Faithfulness",
+            score=0.4,
+            reason="one claim is unsupported",
+            run_id="run-replied",
+            entity="support_agent",
+            input="question",
+            output="answer",
+            created_at=NOW - timedelta(hours=2),
+            source="live",
+            analyze_prompt="List the claims.",
+            analyze_step_result={"verdicts": ["yes"]},
+            generate_score_prompt="Score the claims.",
+            judge_replies={"analyze": REPLY, "generate_score": "0.4"},
+        )
+    )
+    return records
+
+
+async def write_catalog(sink: Any) -> None:
+    try:
+        await sink.write_scorers(CATALOG)
+        await sink.write_drops(DROPS)
+    finally:
+        await sink.close()
+
+
+@pytest.fixture(scope="session")
+def catalog_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of :func:`catalog_records` with the scorers' thresholds and the engine's drops."""
+    path = write_store(tmp_path_factory.mktemp("catalog") / "catalog.db", catalog_records())
+    run_sync(write_catalog(SQLiteSink(path)))
+    return path
+
+
 @pytest.fixture(scope="session")
 def generated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_store(tmp_path_factory.mktemp("view") / "generated.db", generated_records())
@@ -240,6 +302,12 @@ def demo_server(demo_store: Path) -> Iterator[Server]:
 @pytest.fixture(scope="session")
 def generated_server(generated_store: Path) -> Iterator[Server]:
     with Server(generated_store) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def catalog_server(catalog_store: Path) -> Iterator[Server]:
+    with Server(catalog_store) as server:
         yield server
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.view.conftest import OUTPUT, XSS, XSS_RUN, Server
+from tests.view.conftest import OUTPUT, REPLY, XSS, XSS_RUN, Server
 
 PAGES = [
     ("overview", "/"),
@@ -173,6 +173,40 @@ def test_the_overview_loads_coverage_and_worst_scores_after_it_shows(
         c = expected[cell.get_attribute("data-coverage")]
         assert cell.inner_text().startswith(f"{c['runs']} sampled / {c['store_runs']} seen")
     assert page.locator("#worst-slot #worst tbody tr").count() == 10
+
+
+def test_the_overview_shows_dropped_runs_and_stored_thresholds(
+    catalog_server: Server, watched: Watched
+) -> None:
+    page = watched.open(catalog_server.url + "/")
+    page.wait_for_selector("#worst-slot:not([aria-busy])")
+    assert page.locator(".loading").count() == 0 and watched.errors == []
+    dropped = {
+        cell.get_attribute("data-dropped"): cell.inner_text().strip()
+        for cell in page.locator("#scorer-table [data-dropped]").all()
+    }
+    assert dropped == {"exact_match": "0", "faithfulness": "7", "tone": "2"}  # conftest.DROPS
+    tone = page.locator('#scorer-table tr[data-scorer="tone"] .threshold')
+    assert "≤ 0.8" in tone.inner_text() and tone.locator('[data-origin="stored"]').count() == 1
+    page.screenshot(path=OUTPUT / "catalog-overview.png", full_page=True)
+    page = watched.open(catalog_server.url + "/?entity=support_agent")
+    page.wait_for_selector("#worst-slot:not([aria-busy])")
+    cell = page.locator('#scorer-table [data-dropped="faithfulness"]')
+    assert cell.inner_text().strip() == "4"
+    page = watched.open(catalog_server.url + "/?eval=eval-b")
+    page.wait_for_selector("#worst-slot:not([aria-busy])")
+    assert set(page.locator("#scorer-table [data-dropped]").all_inner_texts()) == {"—"}
+    assert "≥ 0.9" in page.locator('#scorer-table tr[data-scorer="faithfulness"] .threshold').inner_text()
+
+
+def test_the_run_page_shows_the_judges_replies(catalog_server: Server, watched: Watched) -> None:
+    page = watched.open(catalog_server.url + "/runs/run-replied")
+    page.locator("details.step").first.click()
+    reply = page.locator("details.step pre.reply").first
+    assert reply.is_visible() and reply.inner_text() == REPLY  # the script tag as text
+    assert page.locator("details.step pre.reply").count() == 2
+    assert watched.dialogs == [] and watched.errors == []
+    page.screenshot(path=OUTPUT / "catalog-run.png", full_page=True)
 
 
 def test_clicking_a_worst_run_opens_its_transcript(generated_server: Server, watched: Watched) -> None:

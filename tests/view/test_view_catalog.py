@@ -22,72 +22,26 @@ from agentevals._view._queries import Filters, Reader
 from agentevals._view._report_html import write_report
 from agentevals._view._thresholds import Bound
 from agentevals.sinks import PostgresSink, SQLiteSink
-from agentevals.sinks._catalog_tables import DropCount, ScorerInfo
 from agentevals.sinks._row import tables
-from tests.view.conftest import NOW, XSS, generated_records, write_store
-
-#: The live engine keeps 0.7 for faithfulness and a maximum for tone; evaluation eval-b its own 0.9.
-CATALOG = [
-    ScorerInfo("faithfulness", "Faithfulness", "2", "live", threshold_min=0.7),
-    ScorerInfo("tone", "Tone", None, "live", threshold_max=0.8),
-    ScorerInfo("faithfulness", "Faithfulness", "2", "eval", eval_id="eval-b", threshold_min=0.9),
-]
-#: Drops in two hours of two entities (the ``''`` rows count the runs themselves).
-DROPS = [
-    DropCount(
-        (NOW - timedelta(days=2)).strftime("%Y-%m-%dT%H"), "support_agent", "faithfulness", "overflow", 4
-    ),
-    DropCount((NOW - timedelta(days=2)).strftime("%Y-%m-%dT%H"), "support_agent", "", "overflow", 4),
-    DropCount(
-        (NOW - timedelta(days=20)).strftime("%Y-%m-%dT%H"), "billing_agent", "faithfulness", "evicted", 3
-    ),
-    DropCount((NOW - timedelta(days=20)).strftime("%Y-%m-%dT%H"), "billing_agent", "tone", "evicted", 2),
-    DropCount((NOW - timedelta(days=20)).strftime("%Y-%m-%dT%H"), "billing_agent", "", "evicted", 3),
-]
-REPLY = f'{{"verdicts": ["yes"], "note": "{XSS}"}}'
-
-
-def _records() -> list[Any]:
-    records = generated_records(runs=300)
-    records.append(
-        ScoreResult(
-            scorer_id="faithfulness",
-            scorer_name="Faithfulness",
-            score=0.4,
-            reason="one claim is unsupported",
-            run_id="run-replied",
-            entity="support_agent",
-            input="question",
-            output="answer",
-            created_at=NOW - timedelta(hours=2),
-            source="live",
-            analyze_prompt="List the claims.",
-            analyze_step_result={"verdicts": ["yes"]},
-            generate_score_prompt="Score the claims.",
-            judge_replies={"analyze": REPLY, "generate_score": "0.4"},
-        )
-    )
-    return records
-
-
-async def _write_catalog(sink: Any) -> None:
-    try:
-        await sink.write_scorers(CATALOG)
-        await sink.write_drops(DROPS)
-    finally:
-        await sink.close()
+from tests.view.conftest import (
+    NOW,
+    REPLY,
+    XSS,
+    catalog_records,
+    generated_records,
+    write_catalog,
+    write_store,
+)
 
 
 @pytest.fixture(scope="module")
 def records() -> list[Any]:
-    return _records()
+    return catalog_records()
 
 
 @pytest.fixture(scope="module")
-def store(records: list[Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = write_store(tmp_path_factory.mktemp("catalog") / "catalog.db", records)
-    run_sync(_write_catalog(SQLiteSink(path)))
-    return path
+def store(catalog_store: Path) -> Path:
+    return catalog_store
 
 
 def _pass_rate(records: list[Any], scorer_id: str, low: float, high: float, eval_id: Any = ...) -> float:
@@ -266,7 +220,7 @@ def test_postgres_shows_the_catalog_as_sqlite_does(postgres: Any, store: Path, r
             await sink.write(records)
         finally:
             await sink.close()
-        await _write_catalog(PostgresSink(postgres.url, table=table))
+        await write_catalog(PostgresSink(postgres.url, table=table))
 
     try:
         run_sync(write())
