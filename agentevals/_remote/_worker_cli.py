@@ -7,7 +7,8 @@ import argparse
 import sys
 
 from agentevals._remote._codec import QUEUE
-from agentevals._remote._worker_setup import WorkerConfig, check_config
+from agentevals._remote._worker_check import check_config
+from agentevals._remote._worker_setup import WorkerConfig
 
 
 def add_worker_arguments(parser: argparse.ArgumentParser) -> None:

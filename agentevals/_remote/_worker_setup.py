@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agentevals._engine._config import ScorerEntry, normalize_scorers
-from agentevals._limits._gate import EngineLimits
 from agentevals._remote._codec import QUEUE
 from agentevals._store import display_address, is_postgres_address
 
@@ -149,34 +148,3 @@ def open_sinks(addresses: Sequence[str]) -> list[Any]:
     if not addresses:
         raise ValueError("a worker needs a --sink: a SQLite path (scores.db) or a postgresql:// URL")
     return [PostgresSink(a) if is_postgres_address(a) else SQLiteSink(a) for a in addresses]
-
-
-def check_config(config: WorkerConfig) -> EngineLimits | None:
-    """Everything a worker needs, tried once: the scorers import, the budgets, ``--limits`` and
-    ``--redact`` are valid, the broker and the rate-limit Redis answer, the sinks can be written. A
-    ``ValueError`` saying what to fix otherwise. Returns the budgets and breaker a process gets."""
-    from agentevals.sinks import SinkConfigError
-
-    try:
-        import dramatiq  # noqa: F401
-    except ImportError as err:
-        raise ValueError(
-            f'agentevals worker needs Dramatiq ({err}): pip install "agentevals-core[workers]"'
-        ) from err
-    check_broker_url(config.broker)
-    entries = load_scorers(config.scorers)
-    from agentevals._remote._worker_limits import engine_limits, load_redactor
-
-    limits = engine_limits(config, entries)
-    load_redactor(config.redact)
-    ping_broker(config.broker)
-    if config.rate_limit_backend is not None:
-        if not config.rate_limit_backend.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError(f"--rate-limit-backend takes a redis:// URL, got {config.rate_limit_backend!r}")
-        ping_broker(config.rate_limit_backend)
-    for sink in open_sinks(config.sinks):
-        try:
-            sink.check()
-        except SinkConfigError as err:
-            raise ValueError(str(err)) from err
-    return limits
