@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from agentevals._result import ScoreRecord, utc_now
@@ -152,7 +153,7 @@ class PostgresSink:
         if not records:
             return
         conn = await self._connect()
-        try:
+        async with self._using_table():
             if self.store_runs != "none":  # runs first: a score row never points at a missing run
                 runs = [run_row_json(r) for r in first_per_run(records)]
                 await self._insert_json(conn, self._insert_runs, runs)
@@ -160,12 +161,6 @@ class PostgresSink:
                 await self._insert_rows(conn, last_per_id(records))
             elif len(records) < COPY_MIN_ROWS or not await self._copy_rows(conn, records):
                 await self._insert_rows(conn, records)
-        except Exception as err:
-            await self._drop_connection()
-            problem = config_error(err, "use the table")
-            if problem.transient:
-                raise
-            raise problem from err
 
     async def write_runs(self, records: Sequence[ScoreRecord]) -> None:
         """Store the runs of ``records`` and not their scores (``store_runs="all"``: the runs no scorer
@@ -173,16 +168,10 @@ class PostgresSink:
         if not records:
             return
         conn = await self._connect()
-        try:
+        async with self._using_table():
             await self._insert_json(
                 conn, self._insert_runs, [run_row_json(r) for r in first_per_run(records)]
             )
-        except Exception as err:
-            await self._drop_connection()
-            problem = config_error(err, "use the table")
-            if problem.transient:
-                raise
-            raise problem from err
 
     async def write_scorers(self, scorers: Sequence[ScorerInfo]) -> None:
         """Store each scorer's name, version and pass threshold in the scorers table (a
@@ -200,9 +189,15 @@ class PostgresSink:
         if not rows:
             return
         conn = await self._connect()
+        async with self._using_table(), conn.transaction(), conn.cursor() as cursor:
+            await cursor.executemany(statement, sorted(rows, key=repr))
+
+    @asynccontextmanager
+    async def _using_table(self) -> AsyncIterator[None]:
+        """Around a write: on a failure the connection is dropped (the next write reconnects) and the
+        error raised as it is when transient (retried), else as a :class:`SinkConfigError`."""
         try:
-            async with conn.transaction(), conn.cursor() as cursor:
-                await cursor.executemany(statement, sorted(rows, key=repr))
+            yield
         except Exception as err:
             await self._drop_connection()
             problem = config_error(err, "use the table")
