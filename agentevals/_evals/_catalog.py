@@ -47,14 +47,7 @@ def stored_scorers(
     table = store.tables.scorers
     if not _has_table(store, table):
         return []
-    clauses, params = [], []
-    if eval_id is not None:
-        clauses.append("eval_id = ?")
-        params.append(eval_id)
-    if source is not None:
-        clauses.append("source = ?")
-        params.append(source)
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    where, params = _where([("eval_id = ?", eval_id), ("source = ?", source)])
     rows = _rows(
         store,
         "SELECT scorer_id, scorer_name, scorer_version, source, eval_id, step, threshold_min, "
@@ -124,22 +117,23 @@ def _drops(
     table = store.tables.drops
     if not _has_table(store, table):
         return {}
-    clauses, params = [], []
-    if since is not None:
-        clauses.append("bucket >= ?")
-        params.append(_bucket(_hour_after(since)))
-    if until is not None:
-        clauses.append("bucket < ?")
-        params.append(_bucket(_hour_after(until)))
-    if entity is not None:
-        clauses.append("entity = ?")
-        params.append(entity)
-    if reason is not None:
-        clauses.append("reason = ?")
-        params.append(reason)
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    where, params = _where(
+        [
+            ("bucket >= ?", None if since is None else _bucket(_hour_after(since))),
+            ("bucket < ?", None if until is None else _bucket(_hour_after(until))),
+            ("entity = ?", entity),
+            ("reason = ?", reason),
+        ]
+    )
     rows = _rows(store, f"SELECT scorer_id, SUM(count) FROM {table}{where} GROUP BY scorer_id", params)
     return {scorer_id: int(n) for scorer_id, n in rows}
+
+
+def _where(conditions: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
+    """The WHERE clause of the ``(condition, value)`` pairs whose value is given, and its parameters."""
+    given = [(condition, value) for condition, value in conditions if value is not None]
+    clause = " WHERE " + " AND ".join(condition for condition, _ in given) if given else ""
+    return clause, [value for _, value in given]
 
 
 def _hour_after(moment: datetime) -> datetime:
