@@ -97,6 +97,10 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     )
     histogram = [row for rows in read for row in rows] if parts else None
     binned = None if histogram is None else _from_histogram(totals, histogram, settings)
+    exact = [] if binned is None else [s for s in binned[0] if _edge(settings.bound(s)) is None]
+    if binned is not None and exact:  # a threshold the bins cannot tell: its passes from the rows
+        counts = reader.parallel([partial(_passes, f=f, scorer_id=s, bound=settings.bound(s)) for s in exact])
+        binned[3].update(dict(zip(exact, counts, strict=True)))
     if binned is None:
         with reader.session() as q:
             bounds = {scorer_id: b.sql() for scorer_id, b in settings.bounds().items()}
@@ -207,16 +211,15 @@ def _from_rows(binned: list[tuple[str, str, str | None, float | None, int, int]]
 def _from_histogram(
     totals: list[Outcomes], histogram: list[tuple[str, int, int]], settings: Settings
 ) -> _Binned | None:
-    """The same from the rollup's totals and the histogram's bins (``None`` when they cannot tell: a
-    threshold that is not a whole bin in 0.01..0.99 or has a maximum, or scores outside 0..1, which the
-    end bins clamp).
+    """The same from the rollup's totals and the histogram's bins (``None`` when they cannot tell:
+    scores outside 0..1, which the end bins clamp). The passes of a scorer whose threshold is not a
+    whole bin in 0.01..0.99 or has a maximum are left out (:func:`overview` counts them from the rows).
     A percentile is its bin's lower edge, kept within the scorer's exact lowest and highest score."""
-    edges: dict[str, int] = {}
+    edges: dict[str, int] = {}  # the scorers whose passes the bins can tell
     for scorer_id in {t.scorer_id for t in totals}:
         edge = _edge(settings.bound(scorer_id))
-        if edge is None:
-            return None
-        edges[scorer_id] = edge
+        if edge is not None:
+            edges[scorer_id] = edge
     outcomes: dict[str, Counter[str]] = defaultdict(Counter)
     errors: dict[str, Counter[str]] = defaultdict(Counter)
     lows: dict[str, float] = {}
@@ -235,9 +238,13 @@ def _from_histogram(
     for scorer_id, index, n in histogram:
         value = min(max(index / 100, lows.get(scorer_id, 0.0)), highs.get(scorer_id, 1.0))
         bins[scorer_id].append((value, n))
-        if index >= edges.get(scorer_id, 100):
+        if scorer_id in edges and index >= edges[scorer_id]:
             passed[scorer_id] += n
     return outcomes, errors, bins, passed
+
+
+def _passes(q: Session, f: Filters, scorer_id: str, bound: Bound) -> int:
+    return q.passes(scorer_id, f, bound.sql())
 
 
 def _edge(bound: Bound) -> int | None:

@@ -305,6 +305,12 @@ class Session:
         )
         return [(s, o, e, None if b is None else float(b), int(n), int(p or 0)) for s, o, e, b, n, p in rows]
 
+    def passes(self, scorer: str, f: Filters, bounds: tuple[float, float]) -> int:
+        """How many of one scorer's scores lie within ``(low, high)`` (through its (scorer, created_at)
+        index): the overview's pass count where the histogram's bins cannot tell it."""
+        where, params = self.where(f, extra=["scorer_id = ?", "score >= ?", "score <= ?"])
+        return int(self.rows(f"SELECT COUNT(*) FROM {self.scores}{where}", [scorer, *bounds, *params])[0][0])
+
     def series(self, scorer: str, f: Filters, bucket: Bucket, bounds: tuple[float, float]) -> list[Binned]:
         """One scorer's rows over time, binned (``ROUND(score, 3)``): the row path of the scorer page,
         for what the rollup cannot filter (an eval id) or bin (scores outside 0..1, a threshold that is
