@@ -243,6 +243,10 @@ def _from_histogram(
     return outcomes, errors, bins, passed
 
 
+#: A histogram bin no score reaches (no passes from the bins).
+_NO_BIN = 1_000_000
+
+
 def _passes(q: Session, f: Filters, scorer_id: str, bound: Bound) -> int:
     return q.passes(scorer_id, f, bound.sql())
 
@@ -274,7 +278,8 @@ def scorer(
     """One scorer: score over time with a p10-p90 band, histogram, breakdowns, failures, judge cost.
     Read from the rollup and the score histogram (percentiles to 0.01, means, counts and costs exact)
     beside one grouped scan of the scorer's rows for its versions and agent models; from the rows when
-    an eval id is filtered, the threshold is not a whole bin or a score lies outside 0..1.
+    an eval id is filtered or a score lies outside 0..1 (a threshold the bins cannot tell, not a whole
+    bin or with a maximum: its passes counted from the rows).
     ``deferred`` leaves out that scan, the breakdowns by agent model and scorer version (the page
     loads them from :func:`scorer_deferred` after it shows)."""
     threshold = settings.bound(scorer_id)
@@ -283,18 +288,23 @@ def scorer(
         (lambda q: None) if deferred else (lambda q: q.by_version_and_models(scorer_id, f))
     )
     by_rows = [lambda q: q.series(scorer_id, f, bucket, threshold.sql()), lambda q: q.by_entity(scorer_id, f)]
-    if f.eval_id is None and edge is not None:
-        totals, histogram, grouped = reader.parallel(
+    if f.eval_id is None:
+        exact: Callable[[Session], int | None] = (
+            (lambda q: q.passes(scorer_id, f, threshold.sql())) if edge is None else (lambda q: None)
+        )
+        totals, histogram, grouped, passes = reader.parallel(
             [
                 lambda q: _rolled.scorer_totals(q, scorer_id, f, bucket),
                 lambda q: _rolled.scorer_bins(q, scorer_id, f, bucket),
                 versions,
+                exact,
             ]
         )
         if _scorer_numbers.in_range(totals):
-            return _scorer_numbers.page(
-                scorer_id, threshold, _scorer_numbers.from_aggregates(totals, histogram, edge), grouped
-            )
+            numbers = _scorer_numbers.from_aggregates(totals, histogram, _NO_BIN if edge is None else edge)
+            if passes is not None:  # a threshold the bins cannot tell: its passes from the rows
+                numbers.passed = passes
+            return _scorer_numbers.page(scorer_id, threshold, numbers, grouped)
         series, entities = reader.parallel(by_rows)
     else:
         series, entities, grouped = reader.parallel([*by_rows, versions])
