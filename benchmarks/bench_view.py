@@ -9,8 +9,8 @@ ASGI app with Starlette's TestClient, no browser. The store is ``bench_report.bu
 nothing computed yet), warm (the store unchanged: the page's numbers come from the app's cache) and
 after a write (a row added: the last computation is served while one refresh runs in the background);
 the baseline is one plain scan of the scores table (``SELECT COUNT(*), SUM(score)``) in the same run.
-Last, the overview cold again with a threshold the store keeps for one scorer: a minimum on a whole bin
-(the histogram still answers) and a maximum (the pass rates then come from the score rows).
+Last, the overview and a scorer page cold again with a threshold the store keeps for that scorer: a
+minimum on a whole bin (the histogram counts the passes) and a maximum (its passes counted from its rows).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def main() -> None:
 
 
 def stored_thresholds(path: Path, rounds: int, baseline: float) -> None:
-    """The overview cold with a stored threshold for ``scorer_0``: a minimum, then a maximum."""
+    """The overview and ``scorer_0``'s page cold with a stored threshold for it: a minimum, then a maximum."""
     from starlette.testclient import TestClient
 
     from agentevals._sync import run_sync
@@ -127,12 +127,13 @@ def stored_thresholds(path: Path, rounds: int, baseline: float) -> None:
         sink = SQLiteSink(path, table=TABLE)
         run_sync(sink.write_scorers([ScorerInfo("scorer_0", "scorer_0", "v", "live", **bounds)]))
         run_sync(sink.close())
-        cold = []
-        for _ in range(rounds):
-            client = TestClient(create_app(path, table=TABLE, warm=False))
-            cold += timed(lambda: client.get("/").raise_for_status(), 1)  # noqa: B023
-        c = statistics.median(cold) * 1000
-        print(f"| overview, stored threshold {name} | {c:.0f} ms | | | {c / baseline / 1000:.1f} | |")
+        for page, url in (("overview", "/"), ("scorer", "/scorers/scorer_0")):
+            cold = []
+            for _ in range(rounds):
+                client = TestClient(create_app(path, table=TABLE, warm=False))
+                cold += timed(lambda: client.get(url).raise_for_status(), 1)  # noqa: B023
+            c = statistics.median(cold) * 1000
+            print(f"| {page}, stored threshold {name} | {c:.0f} ms | | | {c / baseline / 1000:.1f} | |")
 
 
 if __name__ == "__main__":
