@@ -31,22 +31,14 @@ def add_threshold_argument(parser: argparse.ArgumentParser) -> None:
 
 def settings(values: list[str]) -> object:
     """The pass thresholds of ``--pass-threshold`` values; raises ``ValueError`` saying what is wrong."""
+    from agentevals._evals._pass_rates import PassThresholds
     from agentevals._view._pages import DEFAULT_THRESHOLD, Settings
 
-    default, given, per_scorer = DEFAULT_THRESHOLD, False, {}
-    for value in values:
-        name, _, number = value.rpartition("=")
-        try:
-            threshold = float(number)
-        except ValueError:
-            raise ValueError(
-                f"--pass-threshold {value!r}: expected MIN or SCORER=MIN, e.g. exact_match=0.8"
-            ) from None
-        if name:
-            per_scorer[name] = threshold
-        else:
-            default, given = threshold, True
-    return Settings(per_scorer, default, given)
+    given = PassThresholds.parse(values)  # each a minimum: MIN or SCORER=MIN
+    per_scorer = {name: t.min for name, t in given.per_scorer.items() if t.min is not None}
+    if given.default is None or given.default.min is None:
+        return Settings(per_scorer, DEFAULT_THRESHOLD, False)
+    return Settings(per_scorer, given.default.min, True)
 
 
 def view(args: argparse.Namespace) -> None:
