@@ -17,6 +17,7 @@ store no sink of version 4 wrote to, or a JSONL file: ``JsonlSink`` keeps only r
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -37,6 +38,12 @@ class ScorerEntryInfo:
     step: str | None
     threshold: Threshold | None
     updated_at: str
+
+    @property
+    def key(self) -> str:
+        """The scorer's key: its id, or ``"node/scorer_id"`` for an evaluation's step scorer (as
+        ``run_evals`` names them)."""
+        return self.scorer_id if self.step is None else f"{self.step}/{self.scorer_id}"
 
 
 def stored_scorers(
@@ -76,10 +83,15 @@ def stored_thresholds(
     ``threshold`` or ``run_evals``' thresholds); of evaluation ``eval_id`` / ``source`` when given. A
     scorer whose latest declaration has no threshold is left out. Step scorers of an evaluation are
     keyed ``"node/scorer_id"``, as ``run_evals`` names them."""
+    return latest_thresholds(stored_scorers(store, eval_id=eval_id, source=source))
+
+
+def latest_thresholds(stored: Iterable[ScorerEntryInfo]) -> dict[str, Threshold]:
+    """Per scorer key, the threshold of its newest declaration in ``stored`` (newest first, as
+    :func:`stored_scorers` gives them); a scorer whose newest declaration has none is left out."""
     latest: dict[str, Threshold | None] = {}
-    for info in stored_scorers(store, eval_id=eval_id, source=source):
-        key = info.scorer_id if info.step is None else f"{info.step}/{info.scorer_id}"
-        latest.setdefault(key, info.threshold)  # newest first
+    for info in stored:
+        latest.setdefault(info.key, info.threshold)
     return {key: threshold for key, threshold in latest.items() if threshold is not None}
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from agentevals._evals._catalog import ScorerEntryInfo
+from agentevals._evals._catalog import ScorerEntryInfo, latest_thresholds
 from agentevals._evals._config import Threshold
 
 Origin = Literal["--pass-threshold", "stored", "default"]
@@ -65,11 +65,6 @@ def in_scope(stored: Sequence[ScorerEntryInfo], eval_id: str | None) -> dict[str
     tiers += [[info for info in stored if info.source == "live"], list(stored)]
     chosen: dict[str, Threshold] = {}
     for tier in tiers:
-        latest: dict[str, Threshold | None] = {}
-        for info in tier:
-            key = info.scorer_id if info.step is None else f"{info.step}/{info.scorer_id}"
-            latest.setdefault(key, info.threshold)
-        for key, threshold in latest.items():
-            if threshold is not None:
-                chosen.setdefault(key, threshold)
+        for key, threshold in latest_thresholds(tier).items():
+            chosen.setdefault(key, threshold)
     return chosen
