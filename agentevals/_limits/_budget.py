@@ -147,8 +147,12 @@ class BudgetMeter:
         self._settled = 0
         self._settled_total = 0.0
 
+    def current_window(self) -> int:
+        """The number of the budget's window now (windows of ``per`` seconds since the clock's epoch)."""
+        return int(self.budget.clock() // self.budget.seconds)
+
     def _roll(self) -> None:
-        window = int(self.budget.clock() // self.budget.seconds)
+        window = self.current_window()
         if window != self.window:  # calls in flight keep their reservation into the new window
             self.window = window
             self.spent = 0.0
@@ -199,6 +203,6 @@ class BudgetMeter:
 
     def usage(self) -> BudgetUsage:
         """A snapshot (read from any thread: changes nothing)."""
-        current = int(self.budget.clock() // self.budget.seconds) == self.window
+        current = self.current_window() == self.window
         spent = self.spent if current else 0.0
         return BudgetUsage(self.budget, spent, self.reserved, self.skipped, self.exhausted)

@@ -76,14 +76,11 @@ class SharedBudgetMeter(BudgetMeter):
     def _window_key(self, window: int) -> str:
         return f"{self._key}:w{window}"
 
-    def _now(self) -> int:
-        return int(self.budget.clock() // self.budget.seconds)
-
     def _expiry_ms(self) -> int:
         return round((self.resets_in() + _GRACE) * 1000)
 
     def reserve(self) -> Hold | None:
-        window = self._now()
+        window = self.current_window()
         calls = "1" if self.budget.kind == "calls" else "0"
         keys = [self._window_key(window), f"{self._key}:mean"]
         got = self._reserve(keys=keys, args=[repr(self.budget.limit), repr(_SLACK), calls, self._expiry_ms()])
@@ -103,7 +100,7 @@ class SharedBudgetMeter(BudgetMeter):
         self._script_settle(hold, repr(float(actual)))
 
     def _script_settle(self, hold: Hold, actual: str) -> None:
-        keys = [self._window_key(hold.window), self._window_key(self._now()), f"{self._key}:mean"]
+        keys = [self._window_key(hold.window), self._window_key(self.current_window()), f"{self._key}:mean"]
         try:
             self._settle(keys=keys, args=[repr(hold.amount), actual, self._expiry_ms()])
         except Exception as err:  # the call is done: its reservation stays held until its window ends
@@ -120,6 +117,6 @@ class SharedBudgetMeter(BudgetMeter):
 
     def usage(self) -> BudgetUsage:
         """The shared window's spend and reservations (Redis is asked), with this process's counts."""
-        values = self._client.hmget(self._window_key(self._now()), "spent", "reserved")
+        values = self._client.hmget(self._window_key(self.current_window()), "spent", "reserved")
         spent, reserved = (float(v) if v is not None else 0.0 for v in values)
         return BudgetUsage(self.budget, spent, reserved, self.skipped, self.exhausted)
