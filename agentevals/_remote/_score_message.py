@@ -29,7 +29,7 @@ class BadMessage(Exception):
 
 
 class Gate(Protocol):
-    def slot(self, scorer: Scorer) -> AbstractAsyncContextManager[None]: ...
+    def slot(self, scorer: Scorer, timeout: float | None) -> AbstractAsyncContextManager[None]: ...
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,6 @@ class MessageScorer:
             record = run_failed_record(run, entry.scorer)  # the engine's skipped record, as in-process
         else:
             timeout = entry.timeout if entry.timeout is not None else self.scorer_timeout
-            async with self.gate.slot(entry.scorer) if self.gate is not None else nullcontext():
+            async with self.gate.slot(entry.scorer, timeout) if self.gate is not None else nullcontext():
                 record = await score_once(run, entry.scorer, timeout, self._concurrency, self.failures)
         return finalize(record, entity, self.redact)

@@ -31,15 +31,14 @@ class LimitsUnavailable(Exception):
 
 
 class WorkerGate:
-    """The limits of one worker process's scorer calls: ``entries`` (their ``max_concurrency`` and
-    ``timeout``), ``limits`` (budgets and breakers, or ``None``), ``caps`` (the Redis judge caps, or
+    """The limits of one worker process's scorer calls: ``entries`` (their ``max_concurrency``),
+    ``limits`` (budgets and breakers, or ``None``), ``caps`` (the Redis judge caps, or
     ``None``) and ``redact`` (the redactor the judge's retry log lines go through)."""
 
     def __init__(
         self,
         entries: Mapping[str, ScorerEntry],
         *,
-        scorer_timeout: float | None = None,
         limits: EngineLimits | None = None,
         caps: JudgeCaps | None = None,
         redact: Redactor | None = None,
@@ -47,10 +46,6 @@ class WorkerGate:
         self.limits = limits
         self.caps = caps
         self.redact = redact
-        self._timeouts = {
-            key: entry.timeout if entry.timeout is not None else scorer_timeout
-            for key, entry in entries.items()
-        }
         self._entry_limits = {
             key: asyncio.Semaphore(entry.max_concurrency)
             for key, entry in entries.items()
@@ -58,14 +53,15 @@ class WorkerGate:
         }
 
     @asynccontextmanager
-    async def slot(self, scorer: Scorer) -> AsyncIterator[None]:
-        """Run the block as ``scorer``'s call: within its entry's ``max_concurrency``, its judge
-        requests gated."""
+    async def slot(self, scorer: Scorer, timeout: float | None) -> AsyncIterator[None]:
+        """Run the block as ``scorer``'s call (cut off after ``timeout`` seconds, the deadline a judge
+        waiting for a breaker keeps to): within its entry's ``max_concurrency``, its judge requests
+        gated."""
         if self.redact is not None:
             set_active_redactor(self.redact)
         scope = token = None
         if self.limits is not None or self.caps is not None:
-            scope = _Scope(self, scorer.id, self._timeouts.get(scorer.id))
+            scope = _Scope(self, scorer.id, timeout)
             token = active_limits.set(scope)
         try:
             limit = self._entry_limits.get(scorer.id)

@@ -134,7 +134,6 @@ def worker_gate(
         )
     return WorkerGate(
         entries,
-        scorer_timeout=config.scorer_timeout,
         limits=engine_limits(config, entries, client),
         caps=caps,
         redact=redact,
