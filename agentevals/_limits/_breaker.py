@@ -118,6 +118,7 @@ class ModelBreaker:
         self.failures = 0
         self._consecutive = 0
         self._recent: deque[tuple[float, bool]] = deque()  # (ended at, failed) within the window
+        self._recent_failed = 0  # how many of ``_recent`` failed (kept as they come and go, not summed)
         self._opened_at = 0.0
 
     def admit(self) -> bool | None:
@@ -156,23 +157,23 @@ class ModelBreaker:
             return  # calls admitted before it opened tell nothing new
         now = self.config.clock()
         self._recent.append((now, not answered))
+        self._recent_failed += not answered
         while self._recent and self._recent[0][0] < now - self.config.window:
-            self._recent.popleft()
+            self._recent_failed -= self._recent.popleft()[1]
         self._consecutive = 0 if answered else self._consecutive + 1
         if self._consecutive >= self.config.failures:
             self._open(f"{self._consecutive} consecutive transient failures (last: {error})")
         elif self._rate_exceeded():
-            failed = sum(failed for _, failed in self._recent)
             self._open(
-                f"{failed} of the last {len(self._recent)} calls within {self.config.window:g} s failed "
-                f"(last: {error})"
+                f"{self._recent_failed} of the last {len(self._recent)} calls within "
+                f"{self.config.window:g} s failed (last: {error})"
             )
 
     def _rate_exceeded(self) -> bool:
         rate, calls = self.config.failure_rate, len(self._recent)
         if rate is None or calls < self.config.min_calls:
             return False
-        return sum(failed for _, failed in self._recent) >= rate * calls
+        return self._recent_failed >= rate * calls
 
     def _open(self, why: str, *, reopen: bool = False) -> None:
         self.state = "open"
@@ -180,6 +181,7 @@ class ModelBreaker:
         self._opened_at = self.config.clock()
         self._consecutive = 0
         self._recent.clear()
+        self._recent_failed = 0
         if reopen:
             log.info(
                 "judge %s: the probe call failed (%s); circuit breaker open again for %g s",
@@ -206,6 +208,7 @@ class ModelBreaker:
         self.state = "closed"
         self._consecutive = 0
         self._recent.clear()
+        self._recent_failed = 0
         log.warning(
             "judge %s: circuit breaker closed, the probe call succeeded; calls resume (%d judge call(s) "
             "refused while it was open, in total)",

@@ -284,6 +284,22 @@ def test_a_failure_rate_over_the_window_opens_it() -> None:
     assert breaker.state == "closed"
 
 
+def test_failures_that_left_the_window_no_longer_count() -> None:
+    clock = Clock()
+    breaker = ModelBreaker(
+        MODEL, Breaker(failures=100, failure_rate=0.5, min_calls=4, window=10.0, clock=clock)
+    )
+    for answered in (False, False, True):
+        breaker.record(answered, probe=False)
+    clock.now += 20.0  # those three leave the window with the next call
+    for answered in (True, True, True, False):
+        breaker.record(answered, probe=False)
+    assert breaker.state == "closed"  # 1 failed of the 4 in the window
+    breaker.record(False, probe=False)
+    breaker.record(False, probe=False)
+    assert breaker.state == "open"  # 3 failed of 6
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
