@@ -197,7 +197,8 @@ class Judge:
             nonlocal attempts, last_text
             attempts += 1
             async with self._limit(), ticket.sending() if ticket is not None else _UNLIMITED:
-                response = await asyncio.wait_for(_litellm.acompletion(request), self.timeout + 5.0)
+                async with asyncio.timeout(self.timeout + 5.0):  # no extra task per call, unlike wait_for
+                    response = await _litellm.acompletion(request)
             prompt_tokens, completion_tokens = _litellm.usage_of(response)
             usage[0] += prompt_tokens
             usage[1] += completion_tokens
