@@ -175,8 +175,7 @@ class FakeJudgeServer:
         return FakeJudge(**settings)
 
     def start(self) -> FakeJudgeServer:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        server.daemon_threads = True
+        server = _Listener(("127.0.0.1", 0), _handler_for(self))
         threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-judge", daemon=True
         ).start()
@@ -203,6 +202,15 @@ class FakeJudgeServer:
         if self.responder is not None:
             return as_reply(self.responder(request))
         return Reply.error(500, "FakeJudgeServer: no scripted reply left for this request")
+
+
+class _Listener(ThreadingHTTPServer):
+    """A thread a connection, and room for a burst of new ones: with ``socketserver``'s backlog of 5,
+    32 clients connecting at once overflowed the accept queue, and the kernel's retries (a connection
+    stalled for a second or more, or reset) showed up as judge latency."""
+
+    daemon_threads = True
+    request_queue_size = 1024
 
 
 def _completion_body(reply: Reply, model: str) -> str:
