@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import multiprocessing
 import os
+import random
 import sqlite3
 import statistics
 import subprocess
@@ -181,10 +182,11 @@ def _cpu_seconds(pid: int) -> float:
 class JudgeProcess:
     """The fake judge (``LATENCY`` a reply) in a process of its own; it notes when each request arrived."""
 
-    def __init__(self, latency: float = LATENCY) -> None:
+    def __init__(self, latency: float = LATENCY, spread: float = 0.0) -> None:
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, latency), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, latency, spread), daemon=True)
+        self.delays: list[float] = []  # the delays of the replies counted by the last ``take``
         self.process.start()
         self.url: str = self.conn.recv()
 
@@ -192,7 +194,7 @@ class JudgeProcess:
         """The server process's CPU seconds so far, and the arrival times (``time.monotonic``) of the
         requests since the last call."""
         self.conn.send("take")
-        cpu, arrivals = self.conn.recv()
+        cpu, arrivals, self.delays = self.conn.recv()
         return float(cpu), list(arrivals)
 
     def stop(self) -> None:
@@ -200,18 +202,24 @@ class JudgeProcess:
         self.process.join(timeout=10)
 
 
-def _serve(conn: Connection, latency: float) -> None:
+def _serve(conn: Connection, latency: float, spread: float) -> None:
+    """Each reply waits ``latency``, or with ``spread`` a delay drawn evenly from ``latency * (1 ± spread)``
+    (the same mean; a fixed seed, so runs draw the same delays)."""
     arrivals: list[float] = []
+    delays: list[float] = []
+    draw = random.Random(17)
 
     def responder(_: Any) -> Reply:
         arrivals.append(time.monotonic())
-        return Reply.slow(latency, {"correct": True})
+        delays.append(latency * (1 + draw.uniform(-spread, spread)) if spread else latency)
+        return Reply.slow(delays[-1], {"correct": True})
 
     with FakeJudgeServer(responder=responder) as server:
         conn.send(server.url)
         while conn.recv() == "take":
             taken, arrivals[:] = list(arrivals), []
-            conn.send((time.process_time(), taken))
+            served, delays[:] = list(delays), []
+            conn.send((time.process_time(), taken, served))
 
 
 def burst(arrivals: list[float], window: float = 0.02) -> int:
@@ -348,11 +356,12 @@ def bench_scaling(broker: str, judge: JudgeProcess, per_message: int = 1) -> Non
 
 def bench_ideal(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
     measured = judged_throughput(broker, judge, 1, 32, 960, per_message)
-    ideal = 32 / LATENCY
+    latency = statistics.fmean(judge.delays)  # LATENCY, or the mean of the delays drawn with a spread
+    ideal = 32 / latency
     rate = measured.runs_per_s
     print(f"ideal ({per_message} run(s) a message): 1 process x 32 runs at once {rate:.1f} runs/s = "
-          f"{rate / ideal:.1%} of ideal {ideal:.0f} "
-          f"(target >= 90%)\n  {measured.describe()}")  # fmt: skip
+          f"{rate / ideal:.1%} of ideal {ideal:.0f} (replies took {latency * 1000:.1f} ms on average; "
+          f"target >= 90%)\n  {measured.describe()}")  # fmt: skip
 
 
 def bench_cpu(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
@@ -449,8 +458,12 @@ def main() -> None:
     parser.add_argument(
         "--runs-per-message", type=int, default=1, help="judged runs a message (threads: concurrency / this)"
     )
+    parser.add_argument(
+        "--latency-spread", type=float, default=0.0,
+        help="each judge reply waits 200 ms x (1 ± this), evenly drawn (default 0: exactly 200 ms)",
+    )  # fmt: skip
     args = parser.parse_args()
-    judge = JudgeProcess()
+    judge = JudgeProcess(spread=args.latency_spread)
     try:
         for name in args.only or list(benches):
             benches[name](args.broker, judge, args.runs_per_message)
