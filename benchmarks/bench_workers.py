@@ -16,6 +16,8 @@ Run (one heavy thing at a time on a shared machine)::
   polled every 10 ms). Target: p50 < 1 s.
 - ``cpu``: the judge client alone: CPU per ``Judge.complete`` call (the event loop's thread, and the whole
   process with LiteLLM's executor threads), 32 calls at once against the same fake judge.
+- ``floor``: how much CPU a judged run may cost for one process at 32 calls in flight to stay near the
+  ideal: a bare aiohttp client (no LiteLLM, no worker) spinning 0-4 ms of CPU around each call.
 
 Workers run as subprocesses (``python -m agentevals.cli worker``) loading this module's scorers. The fake
 judge runs in a process of its own (so its threads do not share a GIL with this one); each judged
@@ -393,6 +395,43 @@ def bench_cpu(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
           f"CPU {judge_cpu / len(arrivals) * 1000:.2f} ms/request")  # fmt: skip
 
 
+def bench_floor(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
+    """The CPU a judged run may cost for 32 calls in flight to stay near the ideal: a bare aiohttp client
+    (no LiteLLM, no worker) that spins for a given CPU time around each call, half before, half after."""
+    del broker, per_message
+    import aiohttp
+
+    calls, concurrency = 640, 32
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Is it right?"}]}
+
+    def spin(seconds: float) -> None:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    async def measure(extra: float) -> tuple[float, float]:
+        async with aiohttp.ClientSession() as session:
+
+            async def one(limit: asyncio.Semaphore) -> None:
+                async with limit:
+                    spin(extra / 2)
+                    async with session.post(f"{judge.url}/chat/completions", json=body) as reply:
+                        await reply.json()
+                    spin(extra / 2)
+
+            warm = asyncio.Semaphore(concurrency)
+            await asyncio.gather(*(one(warm) for _ in range(2 * concurrency)))
+            limit = asyncio.Semaphore(concurrency)
+            process, wall = time.process_time(), time.perf_counter()
+            await asyncio.gather(*(one(limit) for _ in range(calls)))
+            return time.process_time() - process, time.perf_counter() - wall
+
+    for extra_ms in (0.0, 1.0, 2.0, 3.0, 4.0):
+        process, wall = asyncio.run(measure(extra_ms / 1000))
+        print(f"floor: bare client + {extra_ms:.0f} ms of CPU a call: {process / calls * 1000:.2f} ms CPU "
+              f"per call in all, {calls / wall / (concurrency / LATENCY):.1%} of ideal")  # fmt: skip
+
+
 def bench_latency(broker: str, judge: JudgeProcess, per_message: int = 1) -> None:
     del per_message  # the engine's forwarder batches as it does in production
     rate, seconds = 500, 6.0
@@ -453,7 +492,10 @@ def _watch(db: Path, seen: dict[str, float], total: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--broker", default="amqp://guest:guest@127.0.0.1:5672/")
-    benches = {"cpu": bench_cpu, "scaling": bench_scaling, "ideal": bench_ideal, "latency": bench_latency}
+    benches = {
+        "cpu": bench_cpu, "floor": bench_floor, "scaling": bench_scaling, "ideal": bench_ideal,
+        "latency": bench_latency,
+    }  # fmt: skip
     parser.add_argument("--only", choices=list(benches), action="append")
     parser.add_argument(
         "--runs-per-message", type=int, default=1, help="judged runs a message (threads: concurrency / this)"
