@@ -13,7 +13,7 @@ from agentevals._result import ScoreRecord
 from agentevals.sinks._catalog_tables import DropCount, ScorerInfo
 from agentevals.sinks._errors import PartialWriteError, is_permanent, really_cancelled
 from agentevals.sinks._protocol import Sink, sink_name
-from agentevals.sinks._retry import DeadLetter, RetryPolicy, write_once
+from agentevals.sinks._retry import DeadLetter, RetryPolicy, retried, write_once
 from agentevals.sinks._sanitize import is_storable, sanitized
 
 logger = logging.getLogger("agentevals.engine")
@@ -91,34 +91,31 @@ class SinkWorker:
         logged and given up (the engine's ``stats()`` keeps the drops). Never raises (but cancellation)."""
         self.extras_pending = True
         try:
-            for attempt in range(1, self.retry.attempts + 1):
-                scorers, self.scorers = self.scorers, []
-                drops, self.drops = self.drops, []
-                try:
-                    if scorers:
-                        await asyncio.wait_for(self.sink.write_scorers(scorers), self.retry.timeout)  # type: ignore[attr-defined]
-                        scorers = []
-                    if drops:
-                        await asyncio.wait_for(self.sink.write_drops(drops), self.retry.timeout)  # type: ignore[attr-defined]
-                    return
-                except BaseException as err:
-                    # Back for the next attempt, with whatever came meanwhile.
-                    self.scorers = self.scorers or scorers
-                    self.drops = merge([*drops, *self.drops])
-                    if really_cancelled(err):
-                        raise
-                    self.on_error(err)
-                    if is_permanent(err) or attempt == self.retry.attempts:
-                        logger.error(
-                            "agentevals: sink %s could not store %d scorer(s) and %d drop count(s) (%s: %s); "
-                            "the engine's stats() still counts the drops",
-                            self.name, len(self.scorers), len(self.drops), type(err).__name__, err,
-                        )  # fmt: skip
-                        self.scorers, self.drops = [], []
-                        return
-                    await asyncio.sleep(self.retry.backoff(attempt))
+            error = await retried(self._write_extras_once, self.retry, self.on_error)
+            if error is not None:
+                logger.error(
+                    "agentevals: sink %s could not store %d scorer(s) and %d drop count(s) (%s: %s); "
+                    "the engine's stats() still counts the drops",
+                    self.name, len(self.scorers), len(self.drops), type(error).__name__, error,
+                )  # fmt: skip
+                self.scorers, self.drops = [], []
         finally:
             self.extras_pending = False
+
+    async def _write_extras_once(self) -> None:
+        scorers, self.scorers = self.scorers, []
+        drops, self.drops = self.drops, []
+        try:
+            if scorers:
+                await asyncio.wait_for(self.sink.write_scorers(scorers), self.retry.timeout)  # type: ignore[attr-defined]
+                scorers = []
+            if drops:
+                await asyncio.wait_for(self.sink.write_drops(drops), self.retry.timeout)  # type: ignore[attr-defined]
+        except BaseException:
+            # Back for the next attempt, with whatever came meanwhile.
+            self.scorers = self.scorers or scorers
+            self.drops = merge([*drops, *self.drops])
+            raise
 
     @property
     def pending(self) -> int:

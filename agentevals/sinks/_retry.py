@@ -7,13 +7,13 @@ import json
 import logging
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from agentevals._result import ScoreRecord
-from agentevals.sinks._errors import PartialWriteError, is_permanent, really_cancelled
+from agentevals.sinks._errors import is_permanent, really_cancelled
 from agentevals.sinks._jsonl import append_lines
 from agentevals.sinks._protocol import Sink, sink_name
 from agentevals.sinks._row import record_to_json
@@ -74,41 +74,36 @@ async def write_once(sink: Sink, records: Sequence[ScoreRecord], timeout: float 
         await sink.write(records)
 
 
-async def write_with_retry(
-    sink: Sink,
-    records: Sequence[ScoreRecord],
+async def retried(
+    attempt: Callable[[], Awaitable[None]],
     policy: RetryPolicy,
     on_error: Callable[[BaseException], None] | None = None,
 ) -> BaseException | None:
-    """Write ``records`` to ``sink``, retrying per ``policy``; the last error if every attempt failed.
+    """Await ``attempt()`` until it returns, per ``policy``; the last error if every attempt failed.
 
-    A plain loop, not a retry library: the first attempt is the hot path (one per batch) and costs
-    only the call itself. Before attempt ``n + 1`` it waits ``initial * 2**(n - 1)``, capped at
-    ``max_wait``; ``on_error`` sees every failed attempt. Any exception counts as a failed attempt,
-    ``BaseException`` too, except the cancellation of the calling task; a permanent error
-    (:func:`~agentevals.sinks.is_permanent`) ends the attempts at once. The engine's sink writer
-    does more (only the failed part of a partial write is retried, unstorable values are replaced,
-    a record that fails alone is isolated from its batch).
+    A plain loop, not a retry library: the first attempt is the hot path and costs only the call
+    itself. Before attempt ``n + 1`` it waits ``initial * 2**(n - 1)``, capped at ``max_wait``;
+    ``on_error`` sees every failed attempt. Any exception counts as a failed attempt, ``BaseException``
+    too, except the cancellation of the calling task; a permanent error
+    (:func:`~agentevals.sinks.is_permanent`) ends the attempts at once. The engine's record batches have
+    a loop of their own (only the failed part of a partial write is retried, unstorable values are
+    replaced, a record that fails alone is isolated from its batch).
     """
-    error: BaseException | None = None
-    pending = list(records)
-    for attempt in range(1, policy.attempts + 1):
+    number = 1
+    while True:
         try:
-            await write_once(sink, pending, policy.timeout)
+            await attempt()
             return None
-        except PartialWriteError as err:
-            pending, error = err.failed, err.error
         except BaseException as err:
             if really_cancelled(err):
                 raise
             error = err
         if on_error is not None:
             on_error(error)
-        if error is not None and is_permanent(error):
-            break
-        if attempt < policy.attempts:
-            await asyncio.sleep(policy.backoff(attempt))
-    return error
+        if is_permanent(error) or number >= policy.attempts:
+            return error
+        await asyncio.sleep(policy.backoff(number))
+        number += 1
 
 
 class DeadLetter:

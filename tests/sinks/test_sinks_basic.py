@@ -23,7 +23,7 @@ from agentevals.sinks import (
     as_sink,
     record_to_row,
 )
-from agentevals.sinks._retry import write_with_retry
+from agentevals.sinks._retry import retried, write_once
 from agentevals.sinks._row import RUN_COLUMNS, record_from_json, record_to_json, run_to_row
 from agentevals.sinks._thread import Handoff
 
@@ -160,7 +160,7 @@ def test_handoff_runs_in_order_and_stops_a_round_at_its_first_error() -> None:
     assert seen[-1] == 6
 
 
-async def test_write_with_retry_backs_off_exponentially_and_reports_each_failure(
+async def test_retried_backs_off_exponentially_and_reports_each_failure(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     waits: list[float] = []
@@ -179,7 +179,8 @@ async def test_write_with_retry_backs_off_exponentially_and_reports_each_failure
     errors: list[BaseException] = []
     policy = RetryPolicy(attempts=5, initial=0.1, max_wait=0.3)
     records = sample_records(1)[:1]  # one record: the callback is called once per attempt
-    assert await write_with_retry(CallbackSink(flaky), records, policy, errors.append) is None
+    flaky_sink = CallbackSink(flaky)
+    assert await retried(lambda: write_once(flaky_sink, records, None), policy, errors.append) is None
     assert waits == [0.1, 0.2, 0.3]  # doubled each time, capped at max_wait
     assert [str(e) for e in errors] == ["attempt 1", "attempt 2", "attempt 3"]
 
@@ -189,5 +190,6 @@ async def test_write_with_retry_backs_off_exponentially_and_reports_each_failure
     async def broken(records: object) -> None:
         raise ConnectionError("down")
 
-    last = await write_with_retry(CallbackSink(broken), records, always)
+    broken_sink = CallbackSink(broken)
+    last = await retried(lambda: write_once(broken_sink, records, None), always)
     assert isinstance(last, ConnectionError) and waits == [0.1]  # no wait after the last attempt

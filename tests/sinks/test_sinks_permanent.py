@@ -29,7 +29,7 @@ from agentevals.sinks import (
     SQLiteSink,
     is_permanent,
 )
-from agentevals.sinks._retry import write_with_retry
+from agentevals.sinks._retry import retried, write_once
 
 
 def _sqlite_error(message: str, code: int) -> sqlite3.Error:
@@ -124,9 +124,10 @@ def test_engine_still_retries_a_transient_error(tmp_path: Path) -> None:
     assert sink.attempts == 3 and report.dead_lettered == 1
 
 
-async def test_write_with_retry_stops_at_a_permanent_error() -> None:
+async def test_retried_stops_at_a_permanent_error() -> None:
     sink = FailingSink(ModuleNotFoundError("No module named 'psycopg'"))
-    error = await write_with_retry(sink, sample_records(1), RetryPolicy(attempts=5, initial=0.5))
+    records = sample_records(1)
+    error = await retried(lambda: write_once(sink, records, None), RetryPolicy(attempts=5, initial=0.5))
     assert isinstance(error, ModuleNotFoundError) and sink.attempts == 1
 
 
