@@ -46,6 +46,14 @@ def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
         help="judge requests at once to one model, across all workers (needs Redis); repeatable",
     )
     parser.add_argument(
+        "--model-rate",
+        action="append",
+        default=[],
+        metavar="MODEL=N/WINDOW",
+        help="at most N judge requests to one model per second, minute, hour or day, across all workers "
+        "(needs Redis), e.g. openai/gpt-4o-mini=500/minute; retries count; repeatable",
+    )
+    parser.add_argument(
         "--budget",
         action="append",
         default=[],
@@ -114,15 +122,16 @@ def worker_config(args: argparse.Namespace) -> WorkerConfig:
                 f"--model-concurrency takes MODEL=N with N >= 1 (e.g. openai/gpt-4o=16), got {item!r}"
             )
         models[model] = int(n)
+    rates = dict(model_rate(item) for item in args.model_rate)
     if args.judge_concurrency is not None:
         _positive(args.judge_concurrency, "--judge-concurrency")
     backend = args.rate_limit_backend
     if backend is None and args.broker.startswith(("redis://", "rediss://")):
         backend = args.broker
-    if backend is None and (args.judge_concurrency is not None or models):
+    if backend is None and (args.judge_concurrency is not None or models or rates):
         raise ValueError(
-            "--judge-concurrency and --model-concurrency need a Redis every worker shares: add "
-            "--rate-limit-backend redis://host:6379/0"
+            "--judge-concurrency, --model-concurrency and --model-rate need a Redis every worker shares: "
+            "add --rate-limit-backend redis://host:6379/0"
         )
     if args.max_retries < 0:
         raise ValueError(f"--max-retries must be >= 0, got {args.max_retries}")
@@ -145,6 +154,7 @@ def worker_config(args: argparse.Namespace) -> WorkerConfig:
         scorer_timeout=args.scorer_timeout,
         judge_concurrency=args.judge_concurrency,
         model_concurrency=models,
+        model_rates=rates,
         rate_limit_backend=backend,
         heartbeat_timeout_ms=None if args.heartbeat_timeout is None else round(args.heartbeat_timeout * 1000),
         budgets=tuple(args.budget),
@@ -152,6 +162,25 @@ def worker_config(args: argparse.Namespace) -> WorkerConfig:
         breaker=args.breaker,
         redact=args.redact,
     )
+
+
+_RATE_WINDOWS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86_400.0}
+
+
+def model_rate(text: str) -> tuple[str, tuple[int, float]]:
+    """``MODEL=N/WINDOW`` as ``(model, (N, seconds))``; a ``ValueError`` showing the form.
+
+    >>> model_rate("openai/gpt-4o-mini=500/minute")
+    ('openai/gpt-4o-mini', (500, 60.0))
+    """
+    model, _, rate = text.rpartition("=")
+    count, _, window = rate.partition("/")
+    if not model or not count.isdigit() or int(count) < 1 or window not in _RATE_WINDOWS:
+        raise ValueError(
+            f"--model-rate takes MODEL=N/WINDOW with N >= 1 and WINDOW one of {', '.join(_RATE_WINDOWS)} "
+            f"(e.g. openai/gpt-4o-mini=500/minute), got {text!r}"
+        )
+    return model, (int(count), _RATE_WINDOWS[window])
 
 
 def _positive(value: int, name: str) -> None:

@@ -117,7 +117,7 @@ def load_redactor(spec: str | None) -> Redactor | None:
 def worker_gate(
     config: WorkerConfig, entries: Mapping[str, ScorerEntry], redact: Redactor | None = None
 ) -> WorkerGate:
-    """The gate of one worker process: budgets, breaker, judge caps, entries' ``max_concurrency``
+    """The gate of one worker process: budgets, breaker, judge caps and rates, entries' ``max_concurrency``
     (``redact``: the redactor the judge's retry log lines go through)."""
     client = None
     if config.rate_limit_backend is not None:
@@ -125,12 +125,18 @@ def worker_gate(
 
         client = redis.Redis.from_url(config.rate_limit_backend)
     caps = None
-    if client is not None and (config.judge_concurrency is not None or config.model_concurrency):
+    if client is not None and (
+        config.judge_concurrency is not None or config.model_concurrency or config.model_rates
+    ):
         from agentevals._remote._judge_gate import JudgeCaps
 
         # Keyed by queue: the workers of one queue share the caps (a test's own queue has its own).
         caps = JudgeCaps(
-            client, config.judge_concurrency, config.model_concurrency, prefix=f":{config.queue}"
+            client,
+            config.judge_concurrency,
+            config.model_concurrency,
+            prefix=f":{config.queue}",
+            rates=config.model_rates,
         )
     return WorkerGate(
         entries,

@@ -27,9 +27,9 @@ CONFIG_ENV = "AGENTEVALS_WORKER_CONFIG"
 @dataclass(frozen=True)
 class WorkerConfig:
     """What ``agentevals worker`` was told: the broker, the scorer collection (``module:attribute``),
-    the sinks (SQLite paths or ``postgresql://`` URLs), the queue, retries, the judge caps, the budgets
-    (``--budget`` texts), the ``--limits`` and ``--redact`` objects (``module:attribute``) and whether
-    the circuit breaker is on."""
+    the sinks (SQLite paths or ``postgresql://`` URLs), the queue, retries, the judge caps and rates,
+    the budgets (``--budget`` texts), the ``--limits`` and ``--redact`` objects (``module:attribute``)
+    and whether the circuit breaker is on."""
 
     broker: str
     scorers: str
@@ -41,6 +41,7 @@ class WorkerConfig:
     scorer_timeout: float | None = 60.0
     judge_concurrency: int | None = None
     model_concurrency: dict[str, int] = field(default_factory=dict)
+    model_rates: dict[str, tuple[int, float]] = field(default_factory=dict)  # model: (requests, seconds)
     rate_limit_backend: str | None = None
     heartbeat_timeout_ms: int | None = None
     budgets: tuple[str, ...] = ()
@@ -56,6 +57,8 @@ class WorkerConfig:
         data = json.loads(text)
         data["sinks"] = tuple(data["sinks"])
         data["budgets"] = tuple(data["budgets"])
+        rates = data["model_rates"].items()
+        data["model_rates"] = {model: (int(n), float(seconds)) for model, (n, seconds) in rates}
         return cls(**data)
 
 

@@ -224,6 +224,63 @@ async def test_the_judge_cap_counts_requests_not_scorer_calls(
     assert responder.most == 2  # one scorer call alone makes 3 at once: the cap held each request
 
 
+async def test_a_model_rate_lets_a_burst_through_then_holds_every_worker_of_the_queue(
+    redis_url: str,  # noqa: F811
+    queue: str,
+) -> None:
+    import redis
+
+    from agentevals._remote._judge_gate import JudgeCaps
+
+    client = redis.Redis.from_url(redis_url)
+    prefix = f":{queue}"
+    one = JudgeCaps(client, None, prefix=prefix, rates={MODEL: (3, 60.0)})
+    other_worker = JudgeCaps(client, None, prefix=prefix, rates={MODEL: (3, 60.0)})
+    other_queue = JudgeCaps(client, None, prefix=f"{prefix}-other", rates={MODEL: (3, 60.0)})
+    try:
+        for caps in (one, other_worker, one):
+            (await caps.hold(MODEL))()  # the burst: 3 at once
+        for caps in (one, other_worker):  # the 4th waits ~20 s (60 s / 3), in either worker
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(caps.hold(MODEL), 0.5)
+        (await one.hold("another/model"))()  # no rate of its own
+        (await other_queue.hold(MODEL))()  # another queue, another rate
+    finally:
+        client.delete(*client.keys(f"agentevals-judge-rate{prefix}*"))
+        client.close()
+
+
+async def test_a_model_rate_spaces_a_workers_judge_requests(
+    redis_url: str,  # noqa: F811
+    queue: str,
+    tmp_path: Path,
+) -> None:
+    arrivals: list[float] = []
+
+    def noted(request: ChatRequest) -> Reply:
+        arrivals.append(time.monotonic())
+        return Reply.json({"correct": True})
+
+    with FakeJudgeServer(responder=noted) as server:
+        config = WorkerConfig(
+            broker=redis_url, scorers="-", sinks=(str(tmp_path / "s.db"),), queue=queue,
+            model_rates={MODEL: (2, 0.5)}, rate_limit_backend=redis_url,
+        )  # fmt: skip
+        app = WorkerApp(config, normalize_scorers({"verdict": judged_scorer(quick_judge(server.url))}))
+        message = batch_text([run_entry_text(run, ["verdict"], entity="bot") for run in make_runs(6)])
+        await quick_judge(server.url).complete("warm-up")  # outside the gate: LiteLLM imported, no rate spent
+        arrivals.clear()
+        started = time.monotonic()
+        records = await app.scorer.handle(message)
+        await app.writer.close()
+        app.broker.close()
+    assert [r.outcome for r in records] == ["scored"] * 6
+    # 2 at once, then one every 0.25 s: the 6th goes no sooner than 4 spacings after the first, which
+    # went after the message was taken (the limiter keeps time on the Redis server's clock: a small
+    # allowance for the two clocks).
+    assert max(arrivals) - started >= 4 * 0.25 - 0.05
+
+
 async def test_an_entrys_max_concurrency_holds_in_the_worker(
     redis_url: str,  # noqa: F811
     queue: str,

@@ -105,6 +105,14 @@ def test_bad_limits_say_what_to_fix(options: dict[str, Any], message: str) -> No
     assert message in str(caught.value)
 
 
+def test_the_judge_rates_reach_the_worker_processes_intact() -> None:
+    config = WorkerConfig(
+        broker="redis://127.0.0.1:6379/0", scorers="m:S", sinks=("s.db",),
+        model_concurrency={"openai/gpt-4o": 8}, model_rates={"openai/gpt-4o": (500, 60.0)},
+    )  # fmt: skip
+    assert WorkerConfig.from_env(config.to_env()) == config
+
+
 def test_redact_must_name_a_redactor() -> None:
     with pytest.raises(ValueError, match="must name a redactor"):
         load_redactor(f"{__name__}:NOT_CALLABLE")
