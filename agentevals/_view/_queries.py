@@ -118,7 +118,10 @@ class Reader:
         return self.address if self.store.database is None else str(self.store.database)
 
     def close(self) -> None:
-        self.store.close()
+        """Close the store, after any read on its connection (closing one under a read crashes
+        SQLite: the app's start-up warm-up may still be reading when the server stops)."""
+        with self._store_lock:
+            self.store.close()
 
     def with_store(self, read: Callable[[Store], T]) -> T:
         """``read(store)`` on the store's own connection, one caller at a time (for the readers of

@@ -7,6 +7,7 @@ import json
 import math
 import re
 import sqlite3
+import threading
 import time
 import uuid
 from collections import Counter
@@ -447,3 +448,28 @@ def test_a_jsonl_store_is_viewed(tmp_path: Path) -> None:
         assert "How do I reset my password" in client.get("/runs/run-00001").text
     assert path.read_bytes() == before
     assert main(["report", "--db", str(path), "--html", str(tmp_path / "r.html")]) == 0
+
+
+def test_closing_the_reader_waits_for_a_read_on_its_store(generated_store: Path) -> None:
+    """The app's start-up warm-up may still read when the server stops: closing the SQLite connection
+    under that read crashed the process (a segfault in CI)."""
+    reader = Reader(generated_store)
+    reading, release = threading.Event(), threading.Event()
+    results: list[str] = []
+
+    def slow_read(store: Any) -> str:
+        reading.set()
+        release.wait(10)
+        return str(store.kind)
+
+    read = threading.Thread(target=lambda: results.append(reader.with_store(slow_read)))
+    read.start()
+    assert reading.wait(10)
+    closing = threading.Thread(target=reader.close)
+    closing.start()
+    closing.join(0.3)
+    assert closing.is_alive()  # waits for the read to end
+    release.set()
+    read.join(10)
+    closing.join(10)
+    assert not closing.is_alive() and results == ["sqlite"]
