@@ -99,7 +99,9 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     binned = None if histogram is None else _from_histogram(totals, histogram, settings)
     exact = [] if binned is None else [s for s in binned[0] if _edge(settings.bound(s)) is None]
     if binned is not None and exact:  # a threshold the bins cannot tell: its passes from the rows
-        counts = reader.parallel([partial(_passes, f=f, scorer_id=s, bound=settings.bound(s)) for s in exact])
+        counts = reader.parallel(
+            [partial(Session.passes, scorer=s, f=f, bounds=settings.bound(s).sql()) for s in exact]
+        )
         binned[3].update(dict(zip(exact, counts, strict=True)))
     if binned is None:
         with reader.session() as q:
@@ -243,14 +245,6 @@ def _from_histogram(
     return outcomes, errors, bins, passed
 
 
-#: A histogram bin no score reaches (no passes from the bins).
-_NO_BIN = 1_000_000
-
-
-def _passes(q: Session, f: Filters, scorer_id: str, bound: Bound) -> int:
-    return q.passes(scorer_id, f, bound.sql())
-
-
 def _edge(bound: Bound) -> int | None:
     """The histogram bin a passing score starts at (``None``: the bins cannot tell a pass)."""
     if bound.high is not None or bound.low is None:
@@ -301,7 +295,7 @@ def scorer(
             ]
         )
         if _scorer_numbers.in_range(totals):
-            numbers = _scorer_numbers.from_aggregates(totals, histogram, _NO_BIN if edge is None else edge)
+            numbers = _scorer_numbers.from_aggregates(totals, histogram, edge)
             if passes is not None:  # a threshold the bins cannot tell: its passes from the rows
                 numbers.passed = passes
             return _scorer_numbers.page(scorer_id, threshold, numbers, grouped)

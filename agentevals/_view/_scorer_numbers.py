@@ -91,9 +91,10 @@ class Numbers:
             self.errors[error_type or "error"] += rows
 
 
-def from_aggregates(totals: list[Totals], histogram: list[tuple[str, int, int]], edge: int) -> Numbers:
+def from_aggregates(totals: list[Totals], histogram: list[tuple[str, int, int]], edge: int | None) -> Numbers:
     """A scorer page's numbers from :func:`_rolled.scorer_totals` and :func:`_rolled.scorer_bins`
-    (scores in 0..1; ``edge``: the threshold's bin)."""
+    (scores in 0..1; ``edge``: the threshold's bin, ``None`` when the bins cannot tell a pass: the
+    caller counts the passes from the rows)."""
     out = Numbers()
     entities: dict[str | None, list[Any]] = {}
     for t in totals:
@@ -113,7 +114,8 @@ def from_aggregates(totals: list[Totals], histogram: list[tuple[str, int, int]],
         buckets[key].bins.append((index / 100, n))
         whole[index] += n
     out.whole.bins = [(index / 100, n) for index, n in whole.items()]
-    out.passed = sum(n for index, n in whole.items() if index >= edge)
+    if edge is not None:
+        out.passed = sum(n for index, n in whole.items() if index >= edge)
     return out
 
 
