@@ -118,6 +118,9 @@ class ScoreResult(_ScoreRecord):
 
     score: float
     reason: str | None = None
+    #: The score as the scorer returned it on its declared ``score_range``, before ``score`` was rescaled
+    #: to [0, 1]; ``None`` for a scorer of the default range [0, 1].
+    raw_score: float | None = None
 
     @property
     def ok(self) -> bool:

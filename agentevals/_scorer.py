@@ -30,6 +30,8 @@ from agentevals._sync import run_sync
 from agentevals._version import canonical, config_digest, function_description
 
 ScorerType = Literal["agent", "trajectory"]
+ScoreRange = tuple[float, float]
+UNIT_RANGE: ScoreRange = (0.0, 1.0)
 
 
 class _Execution:
@@ -75,13 +77,29 @@ class Scorer:
     prebuilt scorer can be specialised without being changed. Steps run in the fixed order
     preprocess → analyze → generate_score → generate_reason; only ``generate_score`` is required.
 
+    ``generate_score`` must return a number in ``score_range`` ([0, 1] unless declared otherwise):
+    any other value fails the run (an error record naming the scorer, the value and the range). A
+    scorer declaring another range has its scores rescaled to [0, 1] in the result, the value it
+    returned kept as ``raw_score``; ``generate_reason`` is given that returned value.
+
     >>> scorer = create_scorer(id="short", description="Short answers").generate_score(
     ...     lambda run, **_: 1.0 if len(run.output_text) < 20 else 0.0)
     >>> scorer.run_sync(input="2+2?", output="4").score
     1.0
     """
 
-    __slots__ = ("_digest", "_ordered", "_steps", "_version", "description", "id", "judge", "name", "type")
+    __slots__ = (
+        "_digest",
+        "_ordered",
+        "_steps",
+        "_version",
+        "description",
+        "id",
+        "judge",
+        "name",
+        "score_range",
+        "type",
+    )
 
     def __init__(
         self,
@@ -93,6 +111,7 @@ class Scorer:
         type: ScorerType | None = None,
         steps: Mapping[StepName, Step] | None = None,
         version: str | None = None,
+        score_range: ScoreRange = UNIT_RANGE,
     ) -> None:
         if not isinstance(id, str) or not id.strip():
             raise ValueError("a scorer needs a non-empty string id, e.g. create_scorer(id='relevancy')")
@@ -107,6 +126,7 @@ class Scorer:
         self.description = description
         self.judge = Judge.of(judge)
         self.type = type
+        self.score_range = _checked_range(score_range)
         self._steps: dict[StepName, Step] = dict(steps or {})
         self._ordered = tuple(s for name in STEP_ORDER if (s := self._steps.get(name)) is not None)
 
@@ -138,6 +158,7 @@ class Scorer:
             type=self.type,
             steps=steps,
             version=self._version,
+            score_range=self.score_range,
         )
 
     def with_id(self, id: str, name: str | None = None) -> Scorer:
@@ -150,6 +171,7 @@ class Scorer:
             type=self.type,
             steps=self._steps,
             version=self._version,
+            score_range=self.score_range,
         )
 
     @property
@@ -188,7 +210,7 @@ class Scorer:
                     _judge_description(prompt.judge),
                 )
             )
-        return ("scorer", self.id, self.type, tuple(steps), _judge_description(self.judge))
+        return ("scorer", self.id, self.type, self.score_range, tuple(steps), _judge_description(self.judge))
 
     @property
     def steps(self) -> list[StepInfo]:
@@ -280,12 +302,15 @@ class Scorer:
                 parent.judge_calls.extend(execution.judge_calls)
         assert execution.score is not None
         results = execution.results
+        low, high = self.score_range
+        unit = self.score_range == UNIT_RANGE
         return ScoreResult(
             scorer_id=self.id,
             scorer_name=self.name,
             scorer_version=self.version,
             **run_fields(run),
-            score=execution.score,
+            score=execution.score if unit else (execution.score - low) / (high - low),
+            raw_score=None if unit else execution.score,
             reason=execution.reason,
             preprocess_step_result=results.preprocess_step_result,
             analyze_step_result=results.analyze_step_result,
@@ -346,15 +371,14 @@ class Scorer:
             return await prompt_step._calculate(run=run, results=execution.results, output=reply.value)
         return getattr(reply.value, "score", None)
 
-    @staticmethod
-    def _store(name: StepName, value: Any, execution: _Execution) -> None:
+    def _store(self, name: StepName, value: Any, execution: _Execution) -> None:
         results = execution.results
         if name == "preprocess":
             execution.results = StepResults(preprocess_step_result=value)
         elif name == "analyze":
             execution.results = StepResults(results.preprocess_step_result, analyze_step_result=value)
         elif name == "generate_score":
-            execution.score = _finite_score(value)
+            execution.score = _in_range(self.id, _finite_score(value), self.score_range)
             if results.generate_score_step_result is None:
                 execution.results = StepResults(
                     results.preprocess_step_result, results.analyze_step_result, value
@@ -377,6 +401,31 @@ def _finite_score(value: Any) -> float:
     raise ValueError(f"generate_score must return a finite number, got {value!r}")
 
 
+def _in_range(scorer_id: str, score: float, score_range: ScoreRange) -> float:
+    low, high = score_range
+    if low <= score <= high:
+        return score
+    raise ValueError(
+        f"scorer {scorer_id!r} returned the score {score!r}, outside its score range [{low:g}, {high:g}]; "
+        "return a score in that range, or declare the scorer's range with "
+        "create_scorer(..., score_range=(low, high)) to have its scores rescaled to [0, 1]"
+    )
+
+
+def _checked_range(score_range: Any) -> ScoreRange:
+    """``score_range`` as two floats, or a ``ValueError`` saying what a valid range is."""
+    if isinstance(score_range, tuple | list) and len(score_range) == 2:
+        low, high = score_range
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (low, high)):
+            low, high = float(low), float(high)
+            if math.isfinite(low) and math.isfinite(high) and low < high:
+                return (low, high)
+    raise ValueError(
+        f"score_range must be (low, high), two finite numbers with low < high, e.g. score_range=(0, 10); "
+        f"got {score_range!r}"
+    )
+
+
 def _completed(execution: _Execution) -> dict[str, Any]:
     done: dict[str, Any] = {}
     if execution.results.preprocess_step_result is not None:
@@ -396,6 +445,7 @@ def create_scorer(
     judge: Judge | Mapping[str, Any] | str | None = None,
     type: ScorerType | None = None,
     version: str | None = None,
+    score_range: ScoreRange = UNIT_RANGE,
 ) -> Scorer:
     """Start a scorer; chain ``.preprocess``, ``.analyze``, ``.generate_score``, ``.generate_reason``.
 
@@ -411,5 +461,21 @@ def create_scorer(
 
     ``version`` names this configuration in stored records (default: a digest of it, see
     :attr:`Scorer.version`); set it to keep one version across edits that do not change scores.
+
+    ``score_range`` declares the scores ``generate_score`` returns (default ``(0, 1)``); a score outside
+    it fails the run. Results are rescaled to [0, 1], the returned value kept as ``raw_score``:
+
+    >>> stars = create_scorer(id="stars", score_range=(0, 5)).generate_score(lambda **_: 4)
+    >>> result = stars.run_sync(input="Rate it", output="Good")
+    >>> result.score, result.raw_score
+    (0.8, 4.0)
     """
-    return Scorer(id=id, name=name, description=description, judge=judge, type=type, version=version)
+    return Scorer(
+        id=id,
+        name=name,
+        description=description,
+        judge=judge,
+        type=type,
+        version=version,
+        score_range=score_range,
+    )

@@ -117,7 +117,9 @@ class PromptStep:
 
     ``output_schema`` (a pydantic model) is required for ``preprocess`` and ``analyze``; a
     ``generate_score`` prompt step defaults to ``{"score": float}`` and may map the judge's output to a
-    number with ``calculate_score(run=, results=, output=)``; a ``generate_reason`` prompt step returns
+    number with ``calculate_score(run=, results=, output=)`` (the score must lie in the scorer's
+    ``score_range``, [0, 1] by default: ask the judge for that scale, or declare the judge's scale with
+    ``create_scorer(..., score_range=(0, 10))``); a ``generate_reason`` prompt step returns
     the judge's text. ``judge`` overrides the scorer's judge for this step.
     """
 

@@ -211,14 +211,14 @@ def test_concurrent_runs_do_not_share_state() -> None:
         return run.output_text
 
     scorer = (
-        create_scorer(id="stateless")
+        create_scorer(id="stateless", score_range=(0, 50))
         .preprocess(slow_pre)
         .generate_score(lambda results, **_: float(results.preprocess_step_result))
     )
 
-    async def main() -> list[float]:
+    async def main() -> list[float | None]:
         results = await asyncio.gather(*(scorer.run(output=str(i)) for i in range(50)))
-        return [r.score for r in results]
+        return [r.raw_score for r in results]
 
     assert asyncio.run(main()) == [float(i) for i in range(50)]
 

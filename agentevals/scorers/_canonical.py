@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from agentevals._messages import Message
 from agentevals._run import Run
+from agentevals._steps import SkipRun
 
 _NOT_JSON = object()
 
@@ -23,11 +24,14 @@ _NOT_JSON = object()
 def output_value(run: Run, scorer_id: str) -> Any:
     """The run's output as a value: the assistant text of messages, else the plain output itself.
 
-    An empty list is the JSON value ``[]`` here, not "no messages".
+    An empty list is the JSON value ``[]`` here, not "no messages". Raises ``SkipRun`` (reason
+    ``no_output``) when the run has no output, as every scorer that reads the output does.
     """
     output = run.output
     if output is None:
-        raise ValueError(f"{scorer_id} needs the agent's output, but run.output is None; pass output=")
+        raise SkipRun(
+            f"{scorer_id} needs the agent's output, but run.output is None; pass output=", reason="no_output"
+        )
     if isinstance(output, list) and output and all(isinstance(m, Message) for m in output):
         return run.output_text
     if isinstance(output, Message):

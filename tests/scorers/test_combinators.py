@@ -92,10 +92,10 @@ async def test_factuality_relations_and_prompt(judge_server: FakeJudgeServer) ->
         "output": "Paris",
         "ground_truth": "Paris, on the Seine",
     }
-    assert (await scorer.run(**run)).score == pytest.approx(4.0)
+    assert (await scorer.run(**run)).raw_score == pytest.approx(4.0)
     assert (await scorer.run(**run)).score == 0.0
     result = await scorer.run(**run)
-    assert result.score == pytest.approx(6.0)
+    assert result.raw_score == pytest.approx(6.0) and result.score == pytest.approx(0.6)
     assert result.reason == "superset: More detail."
     assert "Reference answer (expert):\nParis, on the Seine" in (result.analyze_prompt or "")
     assert judge_server.requests[0].system.startswith("You check answers")

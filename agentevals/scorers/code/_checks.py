@@ -2,7 +2,8 @@
 
 Each function returns a :class:`~agentevals.Scorer` (``type="agent"``) with a default id such as
 ``check_includes``; pass ``id=``/``name=`` to attach two variants of one check to the same agent.
-Text checks read the assistant messages of the output; tool checks read its tool calls.
+Text checks read the assistant messages of the output; tool checks read its tool calls. A check that
+scores 0 says why in its reason (``None`` when it passes).
 
 >>> from agentevals.scorers import checks
 >>> checks.includes("Paris").run_sync(input="Capital of France?", output="It is Paris.").score
@@ -12,6 +13,7 @@ Text checks read the assistant messages of the output; tool checks read its tool
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from agentevals._messages import Message
@@ -39,13 +41,27 @@ __all__ = [
 ]
 
 
+_SHOWN = 200  # characters of an output quoted in a reason
+
+
 def _binary(results: StepResults) -> float:
     return 1.0 if results.preprocess_step_result["passed"] else 0.0
 
 
 def _check(
-    default_id: str, default_name: str, description: str, preprocess: Any, **names: str | None
+    default_id: str,
+    default_name: str,
+    description: str,
+    preprocess: Any,
+    explain: Callable[[dict[str, Any]], str],
+    **names: str | None,
 ) -> Scorer:
+    """A 0/1 check: ``preprocess``'s ``passed`` decides the score; ``explain`` gives the reason for a 0."""
+
+    def reason(results: StepResults) -> str | None:
+        found: dict[str, Any] = results.preprocess_step_result
+        return None if found["passed"] else explain(found)
+
     return (
         create_scorer(
             id=names.get("id") or default_id,
@@ -55,7 +71,17 @@ def _check(
         )
         .preprocess(preprocess)
         .generate_score(_binary)
+        .generate_reason(reason)
     )
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a reason quotes it: repr, cut after ``_SHOWN`` characters."""
+    return repr(text) if len(text) <= _SHOWN else repr(text[:_SHOWN]) + f"... ({len(text)} characters)"
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
 
 
 def _require_text(value: Any, what: str) -> str:
@@ -104,7 +130,13 @@ def includes(
         return {"output": output, "target": wanted, "passed": wanted in output}
 
     return _check(
-        "check_includes", "Includes Check", f"Output includes {target!r}", preprocess, id=id, name=name
+        "check_includes",
+        "Includes Check",
+        f"Output includes {target!r}",
+        preprocess,
+        lambda found: f"The output does not contain {_quoted(found['target'])}",
+        id=id,
+        name=name,
     )
 
 
@@ -121,7 +153,13 @@ def excludes(
         return {"output": output, "target": wanted, "passed": wanted not in output}
 
     return _check(
-        "check_excludes", "Excludes Check", f"Output excludes {target!r}", preprocess, id=id, name=name
+        "check_excludes",
+        "Excludes Check",
+        f"Output excludes {target!r}",
+        preprocess,
+        lambda found: f"The output contains {_quoted(found['target'])}",
+        id=id,
+        name=name,
     )
 
 
@@ -140,7 +178,15 @@ def equals(
             output, wanted = output.lower(), wanted.lower()
         return {"output": output, "target": wanted, "passed": output == wanted}
 
-    return _check("check_equals", "Equals Check", f"Output equals {target!r}", preprocess, id=id, name=name)
+    return _check(
+        "check_equals",
+        "Equals Check",
+        f"Output equals {target!r}",
+        preprocess,
+        lambda found: f"Expected {_quoted(found['target'])}, got {_quoted(found['output'])}",
+        id=id,
+        name=name,
+    )
 
 
 def matches(
@@ -156,8 +202,15 @@ def matches(
         found = compiled.fullmatch(output) if exact else compiled.search(output)
         return {"output": output, "pattern": compiled.pattern, "passed": found is not None}
 
+    how = "match all of" if exact else "match anywhere in"
     return _check(
-        "check_matches", "Matches Check", f"Output matches /{compiled.pattern}/", preprocess, id=id, name=name
+        "check_matches",
+        "Matches Check",
+        f"Output matches /{compiled.pattern}/",
+        preprocess,
+        lambda found: f"/{found['pattern']}/ does not {how} the output {_quoted(found['output'])}",
+        id=id,
+        name=name,
     )
 
 
@@ -191,6 +244,13 @@ def similarity(
             return value
         return 1.0 if value >= threshold else 0.0
 
+    def reason(results: StepResults, score: float) -> str | None:
+        found = results.preprocess_step_result
+        if score == 1:
+            return None
+        below = "" if threshold is None else f", below the threshold {threshold:g}"
+        return f"Similarity {found['score']:.2f} to {_quoted(found['target'])}{below}"
+
     return (
         create_scorer(
             id=id or "check_similarity",
@@ -200,6 +260,7 @@ def similarity(
         )
         .preprocess(preprocess)
         .generate_score(score)
+        .generate_reason(reason)
     )
 
 
@@ -215,7 +276,17 @@ def called_tool(tool_name: str, *, times: int = 1, id: str | None = None, name: 
 
     at_least = f" at least {times} times" if times > 1 else ""
     description = f"Agent called {wanted!r}{at_least}"
-    return _check("check_called_tool", "Called Tool Check", description, preprocess, id=id, name=name)
+    return _check(
+        "check_called_tool",
+        "Called Tool Check",
+        description,
+        preprocess,
+        lambda found: (
+            f"{wanted!r} was called {_times(found['actual_count'])}, expected at least {_times(times)}"
+        ),
+        id=id,
+        name=name,
+    )
 
 
 def did_not_call(tool_name: str, *, id: str | None = None, name: str | None = None) -> Scorer:
@@ -227,7 +298,15 @@ def did_not_call(tool_name: str, *, id: str | None = None, name: str | None = No
         return {"tool_name": wanted, "count": count, "passed": count == 0}
 
     description = f"Agent did not call {wanted!r}"
-    return _check("check_did_not_call", "Did Not Call Check", description, preprocess, id=id, name=name)
+    return _check(
+        "check_did_not_call",
+        "Did Not Call Check",
+        description,
+        preprocess,
+        lambda found: f"{wanted!r} was called {_times(found['count'])}",
+        id=id,
+        name=name,
+    )
 
 
 def tool_order(order: list[str], *, id: str | None = None, name: str | None = None) -> Scorer:
@@ -241,7 +320,18 @@ def tool_order(order: list[str], *, id: str | None = None, name: str | None = No
         return {"actual_tools": tools, "expected_order": expected, "passed": is_subsequence(tools, expected)}
 
     description = f"Tool call order {' → '.join(expected)}"
-    return _check("check_tool_order", "Tool Order Check", description, preprocess, id=id, name=name)
+    return _check(
+        "check_tool_order",
+        "Tool Order Check",
+        description,
+        preprocess,
+        lambda found: (
+            f"Tools called [{', '.join(found['actual_tools'])}] do not include "
+            f"{' → '.join(expected)} in that order"
+        ),
+        id=id,
+        name=name,
+    )
 
 
 def max_tool_calls(max: int, *, id: str | None = None, name: str | None = None) -> Scorer:
@@ -255,17 +345,33 @@ def max_tool_calls(max: int, *, id: str | None = None, name: str | None = None) 
         return {"count": count, "max": limit, "passed": count <= limit}
 
     description = f"At most {limit} tool calls"
-    return _check("check_max_tool_calls", "Max Tool Calls Check", description, preprocess, id=id, name=name)
+    return _check(
+        "check_max_tool_calls",
+        "Max Tool Calls Check",
+        description,
+        preprocess,
+        lambda found: f"{found['count']} tool calls, more than the maximum of {limit}",
+        id=id,
+        name=name,
+    )
 
 
 def used_no_tools(*, id: str | None = None, name: str | None = None) -> Scorer:
     """1 if the agent made no tool call."""
 
     def preprocess(run: Run) -> dict[str, Any]:
-        count = len(_tools(run))
-        return {"count": count, "passed": count == 0}
+        tools = _tools(run)
+        return {"count": len(tools), "tools": tools, "passed": not tools}
 
-    return _check("check_used_no_tools", "Used No Tools Check", "No tool calls", preprocess, id=id, name=name)
+    return _check(
+        "check_used_no_tools",
+        "Used No Tools Check",
+        "No tool calls",
+        preprocess,
+        lambda found: f"{found['count']} tool call(s): {', '.join(found['tools'])}",
+        id=id,
+        name=name,
+    )
 
 
 def no_tool_errors(*, id: str | None = None, name: str | None = None) -> Scorer:
@@ -283,4 +389,15 @@ def no_tool_errors(*, id: str | None = None, name: str | None = None) -> Scorer:
         }
 
     description = "No tool call failed"
-    return _check("check_no_tool_errors", "No Tool Errors Check", description, preprocess, id=id, name=name)
+    return _check(
+        "check_no_tool_errors",
+        "No Tool Errors Check",
+        description,
+        preprocess,
+        lambda found: (
+            f"{found['error_count']} of {found['total_calls']} tool calls failed or never "
+            f"returned: {', '.join(found['failed_tools'])}"
+        ),
+        id=id,
+        name=name,
+    )

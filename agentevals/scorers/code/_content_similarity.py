@@ -47,6 +47,11 @@ def create_content_similarity_scorer(*, ignore_case: bool = True, ignore_whitesp
         texts = results.preprocess_step_result
         return dice_similarity(texts["processed_input"], texts["processed_output"])
 
+    def reason(score: float) -> str:
+        if score == 0:
+            return "The input and output texts share no character pairs (Dice similarity 0)"
+        return f"Dice similarity {score:.2f} of the input's and the output's character pairs"
+
     return (
         create_scorer(
             id=_ID,
@@ -56,4 +61,5 @@ def create_content_similarity_scorer(*, ignore_case: bool = True, ignore_whitesp
         )
         .preprocess(preprocess)
         .generate_score(score)
+        .generate_reason(reason)
     )

@@ -21,6 +21,8 @@ from agentevals._steps import SkipRun, StepResults
 from agentevals.scorers._canonical import canonical_text, comparable, output_value
 from agentevals.scorers._text.bounded import bounded_distance
 
+_SHOWN = 200  # characters of a JSON value quoted in a reason
+
 
 def _texts(run: Run, scorer: str) -> tuple[str, str]:
     """``(output, expected)`` in one canonical form."""
@@ -191,16 +193,34 @@ def _json_match(run: Run) -> dict[str, Any]:
             expected = json.loads(expected)
         except json.JSONDecodeError as err:
             return {"valid": False, "equal": False, "error": f"expected is not valid JSON: {err}"}
-    equal = _json_equal(actual, expected)
-    return {"valid": True, "equal": equal, "error": None if equal else "JSON structures differ"}
+    difference = _difference(actual, expected, "$")
+    error = None if difference is None else f"JSON structures differ: {difference}"
+    return {"valid": True, "equal": difference is None, "error": error}
 
 
-def _json_equal(a: Any, b: Any) -> bool:
-    """Deep equality: object key order ignored, array order kept, 1 == 1.0 but True != 1."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+def _difference(actual: Any, expected: Any, path: str) -> str | None:
+    """Where ``actual`` first differs from ``expected`` (``None``: deeply equal). Object key order is
+    ignored, array order kept, ``1 == 1.0`` but ``True != 1``."""
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        if actual.keys() != expected.keys():
+            missing, extra = sorted(expected.keys() - actual.keys()), sorted(actual.keys() - expected.keys())
+            parts = [
+                f"missing keys {missing}" if missing else "",
+                f"unexpected keys {extra}" if extra else "",
+            ]
+            return f"{path} has " + " and ".join(p for p in parts if p)
+        return next((d for k in actual if (d := _difference(actual[k], expected[k], f"{path}.{k}"))), None)
+    if isinstance(actual, list) and isinstance(expected, list):
+        if len(actual) != len(expected):
+            return f"{path} has {len(actual)} items, expected {len(expected)}"
+        pairs = enumerate(zip(actual, expected, strict=True))
+        return next((d for i, (a, e) in pairs if (d := _difference(a, e, f"{path}[{i}]"))), None)
+    if _same_value(actual, expected):
+        return None
+    return f"{path} is {json.dumps(actual)[:_SHOWN]}, expected {json.dumps(expected)[:_SHOWN]}"
+
+
+def _same_value(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     if isinstance(a, int | float) and isinstance(b, int | float):

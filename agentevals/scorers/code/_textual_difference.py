@@ -26,6 +26,17 @@ def _score(results: StepResults) -> float:
     return ratio
 
 
+def _reason(results: StepResults) -> str:
+    found = results.preprocess_step_result
+    estimated = (
+        " (estimated: texts too large and too different for an exact ratio)" if "approximate" in found else ""
+    )
+    return (
+        f"Similarity ratio {found['ratio']:.2f}{estimated}: {found['changes']} word-level change(s), "
+        f"length difference {found['length_diff']:.2f}"
+    )
+
+
 def create_textual_difference_scorer() -> Scorer:
     """Score ``2·LCS / (len(input) + len(output))``, the character-level similarity ratio.
 
@@ -49,4 +60,5 @@ def create_textual_difference_scorer() -> Scorer:
         )
         .preprocess(_preprocess)
         .generate_score(_score)
+        .generate_reason(_reason)
     )

@@ -29,8 +29,8 @@ def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
       ``max(0, 1 - variance)`` of their sentiments; results ``avg_sentiment``,
       ``sentiment_variance``. A steady tone, cheerful or grim, scores high.
 
-    Sentiment is the ``comparative`` value of the npm ``sentiment`` package (score / tokens); see
-    :mod:`agentevals.scorers._text.sentiment`.
+    The reason gives the sentiments the score comes from. Sentiment is the ``comparative`` value of the
+    npm ``sentiment`` package (score / tokens); see :mod:`agentevals.scorers._text.sentiment`.
 
     >>> create_tone_scorer().run_sync(input="", output="This is a great product.").score
     1.0
@@ -58,6 +58,18 @@ def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
         value: float = results.preprocess_step_result["score"]
         return value
 
+    def reason(results: StepResults) -> str:
+        found = results.preprocess_step_result
+        if reference is None:
+            return (
+                f"Sentiment variance {found['sentiment_variance']:.2f} across the output's sentences "
+                f"(average sentiment {found['avg_sentiment']:.2f})"
+            )
+        return (
+            f"Output sentiment {found['response_sentiment']:.2f}, reference tone "
+            f"{found['reference_sentiment']:.2f}: a difference of {found['difference']:.2f}"
+        )
+
     mode = "closeness to a reference tone" if reference_tone is not None else "stability across sentences"
     return (
         create_scorer(
@@ -68,4 +80,5 @@ def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
         )
         .preprocess(preprocess)
         .generate_score(score)
+        .generate_reason(reason)
     )

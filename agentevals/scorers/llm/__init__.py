@@ -3,7 +3,9 @@
 Each factory takes ``model`` (a LiteLLM model string or a configured :class:`~agentevals.Judge`),
 ``options`` (its options dataclass or a dict) and option keywords; options merge key by key with the
 defaults and invalid ones raise ``ValueError`` at construction. A static value is passed as ``context``
-(or ``source``), a function computing it per run as ``get_context`` (``get_source``).
+(or ``source``), a function computing it per run as ``get_context`` (``get_source``). ``scale``
+declares the scorer's ``score_range`` ``(0, scale)``: results are rescaled to [0, 1] and keep the value
+on the scale as ``raw_score``, the one the reason speaks of.
 """
 
 from agentevals.scorers import _deprecated

@@ -136,6 +136,7 @@ Verdicts per statement:
             name="Answer Relevancy",
             description="How well the answer addresses the question",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(PromptStep("Split the answer into statements", _statements_prompt, Statements))

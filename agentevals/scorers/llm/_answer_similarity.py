@@ -185,6 +185,7 @@ Analysis: {analysis.model_dump_json()}"""
             name="Answer Similarity",
             description="Similarity of the answer to the expected answer",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(PromptStep("Extract semantic units of answer and reference", units_prompt, SemanticUnits))

@@ -120,6 +120,7 @@ Verdicts ("yes" = biased):
             name="Bias",
             description="Share of the output's opinions that are biased",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(PromptStep("Extract the output's opinions", _opinions_prompt, Opinions))

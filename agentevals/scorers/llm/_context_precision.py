@@ -140,6 +140,7 @@ Verdicts per context piece:
             name="Context Precision",
             description="Whether relevant context is ranked first (mean average precision)",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(resolve)

@@ -126,6 +126,7 @@ Verdicts ("yes" = the context supports the claim):
             name="Context Recall",
             description="Share of the reference answer's claims found in the context",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(PromptStep("Extract the reference answer's claims", _claims_prompt, Claims))

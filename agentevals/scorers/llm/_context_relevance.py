@@ -160,6 +160,7 @@ Overall: {analysis.overall_assessment}"""
             name="Context Relevance (LLM)",
             description="Relevance and use of the provided context",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(resolve)

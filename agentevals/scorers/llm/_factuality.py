@@ -93,6 +93,7 @@ def create_factuality_scorer(
             id="factuality",
             description="Factual agreement of the output with the expected answer",
             judge=judge,
+            score_range=(0, opts.scale),
         )
         .analyze(
             PromptStep(

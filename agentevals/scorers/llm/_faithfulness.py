@@ -116,6 +116,7 @@ Verdicts:
             name="Faithfulness",
             description="Share of the output's claims supported by the context",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(PromptStep("Extract the output's claims", claims_prompt, Claims))

@@ -125,6 +125,7 @@ Verdicts ("yes" = hallucination):
             name="Hallucination",
             description="Share of the output's claims not supported by the context",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(PromptStep("Extract the output's claims", claims_prompt, Claims))

@@ -93,6 +93,7 @@ Return {{"satisfied": true or false, "reasoning": "..."}}."""
             name="Multi-turn Judge",
             description=f"Conversation satisfies: {opts.criterion}",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .analyze(

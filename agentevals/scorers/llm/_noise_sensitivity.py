@@ -195,6 +195,7 @@ Overall: {analysis.overall_assessment}"""
             name="Noise Sensitivity (LLM)",
             description="Robustness of the answer to noise in the query",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .analyze(PromptStep("Compare baseline and noisy answers", analysis_prompt, NoiseAnalysis))

@@ -218,6 +218,7 @@ Assessment: {results.analyze_step_result.model_dump_json()}"""
             name="Prompt Alignment (LLM)",
             description=f"How well the response follows the {mode} prompt(s)",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .analyze(PromptStep("Assess the response against the prompt(s)", analysis_prompt, schema))

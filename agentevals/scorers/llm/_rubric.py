@@ -172,6 +172,7 @@ exactly one entry per criterion, in order ({len(criteria)} entries)."""
             name="Rubric",
             description="Pass when every required rubric criterion is satisfied",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .analyze(

@@ -192,6 +192,7 @@ Unanswered questions:
             name="Summarization",
             description="Faithfulness and coverage of a summary",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(

@@ -179,6 +179,7 @@ Evaluations: {analysis.model_dump_json()}"""
             name="Tool Call Accuracy (LLM)",
             description="Whether the agent's tool calls were appropriate for the request",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(_tool_calls)

@@ -96,6 +96,7 @@ Verdicts ("yes" = toxic):
             name="Toxicity",
             description="Share of the response's statements that are toxic",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .analyze(PromptStep("Judge each statement for toxicity", _verdicts_prompt, ToxicityVerdicts))

@@ -205,6 +205,7 @@ Evaluation: {analysis.model_dump_json()}"""
             name="Trajectory Accuracy (LLM)",
             description="Necessity, order and completeness of the agent's steps",
             judge=judge,
+            score_range=(0, opts.scale),
             type="agent",
         )
         .preprocess(preprocess)

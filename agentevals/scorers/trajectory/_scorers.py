@@ -25,8 +25,11 @@ from agentevals.scorers.trajectory._limits import (
     validate_retries,
 )
 from agentevals.scorers.trajectory._model import (
+    DATA_FIELDS,
+    ExpectedStep,
     Ordering,
     TrajectoryExpectation,
+    TrajectoryStep,
     expectation_from,
     trajectory_from_run,
 )
@@ -37,6 +40,61 @@ _ORDERINGS = ("strict", "relaxed", "unordered", "subset", "superset")
 def _score_of(results: StepResults) -> float:
     value: float = results.preprocess_step_result["score"]
     return value
+
+
+def step_report(step: TrajectoryStep | ExpectedStep) -> dict[str, Any]:
+    """A step as the accuracy result lists it, actual and expected alike: ``name``, ``step_type``
+    (``None`` on an expected step that accepts any type), ``args`` (the tool arguments, ``None`` when
+    there are none or, on an expected step, when they are not checked) and ``data`` (the other step data
+    set on it, e.g. ``tool_result`` and ``success``)."""
+    data = {f: v for f in DATA_FIELDS if f != "tool_args" and (v := getattr(step, f)) is not None}
+    return {"name": step.name, "step_type": step.step_type, "args": step.tool_args, "data": data}
+
+
+def _efficiency_reason(results: StepResults) -> str | None:
+    """What cost an efficiency score its points (``None`` for a full score)."""
+    found = results.preprocess_step_result
+    problems = [
+        text
+        for over, text in (
+            (found["over_step_budget"], f"over the step budget ({found['total_steps']} steps)"),
+            (found["over_token_budget"], f"over the token budget ({found['total_tokens']} tokens)"),
+            (found["over_duration_budget"], f"over the duration budget ({found['total_duration_ms']:g} ms)"),
+        )
+        if over
+    ]
+    if redundant := found["redundant_calls"]:
+        names = ", ".join(f"{c['name']} (step {c['index'] + 1})" for c in redundant)
+        problems.append(f"{len(redundant)} redundant call(s) repeating the previous step: {names}")
+    return _sentence(problems)
+
+
+def _blacklist_reason(results: StepResults) -> str | None:
+    found = results.preprocess_step_result
+    violations = [*found["violated_tools"], *(" → ".join(s) for s in found["violated_sequences"])]
+    return f"Blacklisted tools or sequences occur: {', '.join(violations)}." if violations else None
+
+
+def _tool_failures_reason(results: StepResults) -> str | None:
+    found = results.preprocess_step_result
+    limit = found["max_retries_per_tool"]
+    problems = [
+        f"tool {p['tool_name']!r} retried {p['retry_count']} time(s) after failing, more than the {limit} "
+        "allowed"
+        for p in found["patterns"]
+        if p["retry_count"] > limit
+    ]
+    if unrecovered := found["unrecovered_tools"]:
+        problems.append(f"tool calls failed with no successful retry or fallback: {', '.join(unrecovered)}")
+    return _sentence(problems)
+
+
+def _sentence(problems: list[str]) -> str | None:
+    """``problems`` as one sentence (``None`` when there are none)."""
+    if not problems:
+        return None
+    text = "; ".join(problems)
+    return text[0].upper() + text[1:] + "."
 
 
 def _item(run: Run) -> TrajectoryExpectation:
@@ -66,6 +124,10 @@ def create_trajectory_accuracy_scorer_code(
     ``(expected, actual) -> bool``. ``args_match=`` is deprecated (its ``"subset"`` is ``"superset"``).
     With ``strict`` ordering, tool calls made in one assistant message (parallel calls) may match
     in any order; ``unordered_parallel_calls=False`` makes their order count too.
+
+    The preprocess result holds ``score``, ``ordering``, ``allow_repeated_steps``, ``comparison`` (see
+    ``compare_trajectories``) and both trajectories in one shape, ``actual_trajectory`` and
+    ``expected_trajectory``: lists of ``{"name", "step_type", "args", "data"}`` (see ``step_report``).
 
     >>> scorer = create_trajectory_accuracy_scorer_code(["search", "summarize"])
     >>> scorer.run_sync(input="q", output={"steps": [{"name": "search"}, {"name": "log"},
@@ -105,13 +167,8 @@ def create_trajectory_accuracy_scorer_code(
             "score": comparison.score,
             "ordering": order,
             "allow_repeated_steps": repeats,
-            "actual_step_names": [s.name for s in trajectory.steps],
-            "expected_step_names": [s.name for s in steps],
-            "actual_trajectory": [
-                s.model_dump(exclude_none=True, exclude_defaults=True) | {"name": s.name}
-                for s in trajectory.steps
-            ],
-            "expected_trajectory": [s.model_dump(exclude_none=True) for s in steps],
+            "actual_trajectory": [step_report(s) for s in trajectory.steps],
+            "expected_trajectory": [step_report(s) for s in steps],
             "comparison": as_dict(comparison),
         }
 
@@ -196,6 +253,7 @@ def create_trajectory_efficiency_scorer(
         )
         .preprocess(preprocess)
         .generate_score(_score_of)
+        .generate_reason(_efficiency_reason)
     )
 
 
@@ -237,6 +295,7 @@ def create_trajectory_blacklist_scorer(
         )
         .preprocess(preprocess)
         .generate_score(_score_of)
+        .generate_reason(_blacklist_reason)
     )
 
 
@@ -254,7 +313,8 @@ def create_tool_failures_scorer(*, max_retries_per_tool: int = 2) -> Scorer:
     def preprocess(run: Run) -> dict[str, Any]:
         item = _item(run)
         limit = item.max_retries_per_tool if item.max_retries_per_tool is not None else max_retries_per_tool
-        return as_dict(analyze_tool_failures(trajectory_from_run(run), max_retries_per_tool=limit))
+        found = analyze_tool_failures(trajectory_from_run(run), max_retries_per_tool=limit)
+        return as_dict(found) | {"max_retries_per_tool": limit}
 
     return (
         create_scorer(
@@ -265,4 +325,5 @@ def create_tool_failures_scorer(*, max_retries_per_tool: int = 2) -> Scorer:
         )
         .preprocess(preprocess)
         .generate_score(_score_of)
+        .generate_reason(_tool_failures_reason)
     )

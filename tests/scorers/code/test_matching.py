@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
-from agentevals import ScorerError
+from agentevals import Run, Scorer, ScorerError
+from agentevals._failure import error_record
+from agentevals.errors import ScorerSkipped
+from agentevals.results import ScoreSkipped
 from agentevals.scorers import (
     create_exact_match_scorer,
     create_includes_scorer,
@@ -67,6 +71,20 @@ def test_seed_json_match() -> None:
     assert invalid.score == 0.0 and invalid.reason is not None and "not valid JSON" in invalid.reason
 
 
+@pytest.mark.parametrize(
+    ("output", "expected", "where"),
+    [
+        ('{"a": {"b": [1, 2]}}', {"a": {"b": [1, 3]}}, "$.a.b[1] is 2, expected 3"),
+        ('{"a": true}', {"a": 1}, "$.a is true, expected 1"),
+        ('{"a": 1, "c": 0}', {"a": 1, "b": 0}, "$ has missing keys ['b'] and unexpected keys ['c']"),
+        ("[1]", [1, 2], "$ has 1 items, expected 2"),
+    ],
+)
+def test_json_match_reason_names_where_the_structures_differ(output: str, expected: Any, where: str) -> None:
+    result = create_json_match_scorer().run_sync(output=output, ground_truth=expected)
+    assert result.score == 0.0 and result.reason == f"JSON structures differ: {where}"
+
+
 def test_missing_ground_truth_is_a_clear_error() -> None:
     for scorer in (
         create_exact_match_scorer(),
@@ -84,3 +102,24 @@ def test_unicode_and_long_inputs() -> None:
     assert create_levenshtein_scorer().run_sync(
         output=long, ground_truth=long[:-1] + "b"
     ).score == pytest.approx(1 - 1 / 100_000)
+
+
+@pytest.mark.parametrize(
+    "scorer",
+    [
+        create_exact_match_scorer(),
+        create_includes_scorer(),
+        create_levenshtein_scorer(),
+        create_regex_scorer("a"),
+        create_json_match_scorer(),
+    ],
+    ids=lambda s: s.id,
+)
+def test_no_output_skips_the_run_as_the_other_output_scorers_do(scorer: Scorer) -> None:
+    run = Run(input="q", output=None, ground_truth="x")
+    with pytest.raises(ScorerSkipped) as raised:
+        scorer.run_sync(run)
+    assert raised.value.skip_reason == "no_output"
+    assert "run.output is None" in raised.value.message
+    record = error_record(scorer=scorer, run=run, error=raised.value)
+    assert isinstance(record, ScoreSkipped) and record.skip_reason == "no_output"

@@ -71,7 +71,7 @@ def test_json_match_accepts_every_json_value(value: object) -> None:
 
 def test_json_match_empty_array_differs_from_empty_object() -> None:
     result = create_json_match_scorer().run_sync(output=[], ground_truth={})
-    assert result.score == 0.0 and result.reason == "JSON structures differ"
+    assert result.score == 0.0 and result.reason == "JSON structures differ: $ is [], expected {}"
 
 
 def test_checks_compare_structured_targets_canonically() -> None:

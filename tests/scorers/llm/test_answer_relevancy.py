@@ -69,11 +69,12 @@ async def test_verdict_count_mismatch_is_an_error(judge_server: FakeJudgeServer)
 async def test_scale_and_weight_merge_key_by_key(judge_server: FakeJudgeServer) -> None:
     judge_server.push(statements(2), verdicts("yes", "unsure"), "r")
     scorer = create_answer_relevancy_scorer(judge_server.judge(), {"scale": 10})
-    assert (await scorer.run(input=Q, output=A)).score == 6.5
+    result = await scorer.run(input=Q, output=A)
+    assert result.raw_score == 6.5 and result.score == 0.65  # scale declares the range (0, 10)
     opts = AnswerRelevancyOptions(uncertainty_weight=0.5)
     judge_server.push(statements(2), verdicts("yes", "unsure"), "r")
     scorer = create_answer_relevancy_scorer(judge_server.judge(), opts, scale=2)
-    assert (await scorer.run(input=Q, output=A)).score == 1.5
+    assert (await scorer.run(input=Q, output=A)).raw_score == 1.5
 
 
 @pytest.mark.parametrize(

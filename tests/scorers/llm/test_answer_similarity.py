@@ -60,7 +60,7 @@ async def test_fields_prompts_and_scale(judge_server: FakeJudgeServer) -> None:
     judge_server.push(units(1), analysis("semantic"), "Close paraphrase.")
     scorer = create_answer_similarity_scorer(judge_server.judge(), {"scale": 10, "semantic_threshold": 0.6})
     result = await scorer.run(input="Capital?", output="Paris is the capital", ground_truth="It is Paris")
-    assert result.score == 5.0  # 0.6 / 1.2 × 10
+    assert result.raw_score == 5.0  # 0.6 / 1.2 × 10
     assert result.preprocess_step_result.ground_truth_units == ["g0"]
     assert result.analyze_step_result.matches[0].match_type == "semantic"
     assert "It is Paris" in result.preprocess_prompt and "Paris is the capital" in result.preprocess_prompt

@@ -37,7 +37,7 @@ async def test_bias_fields_and_output_as_the_opinion(judge_server: FakeJudgeServ
     result = await create_bias_scorer(judge_server.judge(), scale=2).run(
         input="What makes someone a good leader?", output="Men make better leaders."
     )
-    assert result.score == 2.0
+    assert result.raw_score == 2.0
     assert result.preprocess_step_result.opinions == []
     assert result.analyze_step_result.results[0].result == "yes"
     assert "1. Men make better leaders." in result.analyze_prompt  # type: ignore[operator]
@@ -72,7 +72,7 @@ async def test_toxicity_fields_no_verdicts_and_retry(judge_server: FakeJudgeServ
     judge_server.push(toxic("yes", "no"), "The score is 5.0 because one statement mocks the user.")
     scorer = create_toxicity_scorer(judge_server.judge(), {"scale": 10})
     result = await scorer.run(input="How was the meeting?", output="You're clueless. It went fine.")
-    assert result.score == 5.0 and result.preprocess_step_result is None
+    assert result.raw_score == 5.0 and result.preprocess_step_result is None
     assert [v.verdict for v in result.analyze_step_result.verdicts] == ["yes", "no"]
     assert "You're clueless." in result.analyze_prompt and "How was the meeting?" in result.analyze_prompt  # type: ignore[operator]
     assert "[yes] s0" in result.generate_reason_prompt  # type: ignore[operator]

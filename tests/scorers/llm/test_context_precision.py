@@ -40,7 +40,7 @@ async def test_verdicts_are_ranked_by_context_index(judge_server: FakeJudgeServe
     result = await create_context_precision_scorer(judge_server.judge(), context=DOCS, scale=100).run(
         input="q", output="a"
     )
-    assert result.score == 83.33
+    assert result.raw_score == 83.33
 
 
 async def test_fields_prompts_and_expected_answer(judge_server: FakeJudgeServer) -> None:

@@ -40,7 +40,7 @@ async def test_fields_and_scale(judge_server: FakeJudgeServer) -> None:
             context=["Paris doc"],
         )
     )
-    assert result.score == 1.0
+    assert result.raw_score == 1.0
     assert result.preprocess_step_result.claims == ["c0", "c1"]
     assert "It has 2M people." in result.preprocess_prompt  # type: ignore[operator]
     assert "1. Paris doc" in result.analyze_prompt and "2. c1" in result.analyze_prompt  # type: ignore[operator]

@@ -60,7 +60,7 @@ async def test_fields_penalty_options_and_scale(judge_server: FakeJudgeServer) -
         scale=10,
     )
     result = await scorer.run(input="Question?", output="Answer.")
-    assert result.score == 5.0
+    assert result.raw_score == 5.0
     assert result.analyze_step_result.missing_context == ["m0"]
     assert "[0] Doc A" in result.analyze_prompt and "Answer." in result.analyze_prompt  # type: ignore[operator]
     assert "1. m0" in result.generate_reason_prompt and "unused" in result.generate_reason_prompt  # type: ignore[operator]

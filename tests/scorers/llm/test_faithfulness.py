@@ -40,7 +40,7 @@ async def test_fields_and_prompts(judge_server: FakeJudgeServer) -> None:
     )
     scorer = create_faithfulness_scorer(judge_server.judge(), {"context": CONTEXT, "scale": 4})
     result = await scorer.run(input="Tell me about the Tesla Model 3.", output="It is electric. It is red.")
-    assert result.score == 2.0
+    assert result.raw_score == 2.0
     assert result.preprocess_step_result.claims == ["c0", "c1"]
     assert [v.verdict for v in result.analyze_step_result.verdicts] == ["yes", "unsure"]
     assert "It is electric. It is red." in result.preprocess_prompt

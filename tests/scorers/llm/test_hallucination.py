@@ -132,7 +132,7 @@ async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     result = await create_hallucination_scorer(judge_server.judge(), context=IPHONE, scale=10).run(
         input="q", output="a"
     )
-    assert result.score == 10.0 and result.judge_calls[1].attempts == 2
+    assert result.raw_score == 10.0 and result.judge_calls[1].attempts == 2
 
 
 @pytest.mark.parametrize(

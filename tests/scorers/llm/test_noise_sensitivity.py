@@ -55,7 +55,7 @@ async def test_fields_prompts_nested_scoring_and_scale(judge_server: FakeJudgeSe
         scale=10,
     )
     result = await scorer.run(input="What is the capital of France?", output="Paris; cats.")
-    assert result.score == 5.0
+    assert result.raw_score == 5.0
     assert result.analyze_step_result.dimensions[0].impact_level == "moderate"
     prompt = result.analyze_prompt or ""
     assert (

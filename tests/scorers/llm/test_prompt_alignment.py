@@ -64,7 +64,7 @@ async def test_both_mode_scores_system_prompt_separately(judge_server: FakeJudge
         "Follows the request but ignores the system prompt's language rule.",
     )
     result = await create_prompt_alignment_scorer(judge_server.judge(), scale=10).run(run())
-    assert result.score == 7.0  # 0.7 × 1 + 0.3 × 0, scaled
+    assert result.raw_score == 7.0  # 0.7 × 1 + 0.3 × 0, scaled
     assert result.analyze_step_result.system_alignment.intent_alignment.score == 0
     prompt = result.analyze_prompt or ""
     assert "Always answer in French." in prompt and "Give me 3 tips" in prompt

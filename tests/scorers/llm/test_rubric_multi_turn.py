@@ -40,7 +40,7 @@ async def test_rubric_optional_criteria_fields_and_scale(judge_server: FakeJudge
     result = await create_rubric_scorer(judge_server.judge(), criteria=criteria, scale=5).run(
         input="What is 2+2?", output="4"
     )
-    assert result.score == 5.0
+    assert result.raw_score == 5.0
     assert result.analyze_step_result.criteria[1].satisfied is False
     prompt = result.analyze_prompt or ""
     assert "1. Answers the question" in prompt and "2. Uses emoji" in prompt and "What is 2+2?" in prompt
@@ -107,7 +107,7 @@ async def test_multi_turn_scale_errors_and_retry(judge_server: FakeJudgeServer) 
     result = await create_multi_turn_judge_scorer(judge_server.judge(), {"criterion": "c", "scale": 3}).run(
         conversation()
     )
-    assert result.score == 3.0 and result.judge_calls[0].attempts == 2
+    assert result.raw_score == 3.0 and result.judge_calls[0].attempts == 2
     with pytest.raises(ValueError, match="needs a criterion"):
         create_multi_turn_judge_scorer("openai/gpt-4o-mini")
     with pytest.raises(ScorerError, match="at least one assistant turn"):

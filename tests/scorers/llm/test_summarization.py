@@ -53,7 +53,7 @@ async def test_fields_source_options_and_max_questions(judge_server: FakeJudgeSe
             {"role": "assistant", "content": "Meeting Friday."},
         ],
     )
-    assert result.score == 1.0
+    assert result.raw_score == 1.0
     assert result.preprocess_step_result.questions == ["q0", "q1", "q2", "q3"]
     assert SOURCE in (result.preprocess_prompt or "") and "Meeting Friday." in (
         result.preprocess_prompt or ""

@@ -77,7 +77,7 @@ async def test_fields_prompts_and_options(judge_server: FakeJudgeServer) -> None
     result = await scorer.run(
         agent_run("Weather in Paris?", "Sunny.", ("weather-tool", {"location": "Paris"}))
     )
-    assert result.score == 10.0
+    assert result.raw_score == 10.0
     pre = result.preprocess_step_result
     assert pre["actual_tools"] == ["weather-tool"] and pre["has_tool_calls"] is True
     assert pre["tool_call_infos"][0].tool_call_id == "call-0"

@@ -69,7 +69,7 @@ async def test_fields_expected_trajectory_sources_and_scale(judge_server: FakeJu
         scale=5,
     )
     result = await scorer.run(agent_run("search", "summarize", expected=["ignored"]))
-    assert result.score == 5.0
+    assert result.raw_score == 5.0
     pre = result.preprocess_step_result
     assert pre["has_steps"] is True and [s["name"] for s in pre["actual_steps"]] == ["search", "summarize"]
     assert pre["actual_trajectory"] == (

@@ -24,13 +24,23 @@ def test_a_call_that_never_returned_has_no_result_and_is_unfinished() -> None:
     assert step.tool_result is None and step.success is False and step.status == "unfinished"
 
 
-def test_accuracy_result_has_actual_and_expected_trajectories() -> None:
+def test_accuracy_result_has_both_trajectories_in_one_shape_with_step_types() -> None:
     run = _run(create_tool_invocation(tool_name="search", args={"q": "x"}, result="r"))
-    found = create_trajectory_accuracy_scorer_code(["search", "answer"]).run_sync(run).preprocess_step_result
+    expected = ["search", {"name": "answer", "step_type": "model_generation", "finish_reason": "stop"}]
+    found = create_trajectory_accuracy_scorer_code(expected).run_sync(run).preprocess_step_result
     assert found["actual_trajectory"] == [
-        {"name": "search", "tool_args": {"q": "x"}, "tool_result": "r", "success": True, "message_index": 0}
+        {
+            "name": "search",
+            "step_type": "tool_call",
+            "args": {"q": "x"},
+            "data": {"tool_result": "r", "success": True},
+        }
     ]
-    assert found["expected_trajectory"] == [{"name": "search"}, {"name": "answer"}]
+    assert found["expected_trajectory"] == [
+        {"name": "search", "step_type": None, "args": None, "data": {}},
+        {"name": "answer", "step_type": "model_generation", "args": None, "data": {"finish_reason": "stop"}},
+    ]
+    assert "actual_step_names" not in found and "expected_step_names" not in found
 
 
 def _steps(*names: str) -> Trajectory:

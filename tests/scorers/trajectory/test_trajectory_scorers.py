@@ -35,7 +35,7 @@ def test_accuracy_with_static_expectation() -> None:
     result = scorer.run_sync(input="q", output=_steps("search", "summarize", "extra"))
     assert result.score == 1.0
     found = result.preprocess_step_result
-    assert found["actual_step_names"] == ["search", "summarize", "extra"]
+    assert [s["name"] for s in found["actual_trajectory"]] == ["search", "summarize", "extra"]
     assert found["comparison"]["extra_steps"] == ["extra"]
     assert result.reason == "2/2 expected steps matched (relaxed); extra: extra."
 
