@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -74,13 +75,17 @@ def build_engine(
     sampling: Any = None,
     owner: str = "this integration",
     score_errors: bool | None = None,
+    **engine_options: Any,
 ) -> Engine:
-    """Return ``engine`` as given, or a new ``ScoringEngine`` for ``scorers`` and ``sinks``."""
+    """Return ``engine`` as given, or a new ``ScoringEngine`` for ``scorers`` and ``sinks`` with
+    ``engine_options`` (any other ``ScoringEngine`` keyword: ``broker=``, ``redact=``, ``budgets=``...)."""
     if engine is not None:
-        if scorers is not None or sinks is not None or sampling is not None or score_errors is not None:
+        wiring = {"scorers": scorers, "sinks": sinks, "sampling": sampling, "score_errors": score_errors}
+        given = [name for name, value in wiring.items() if value is not None] + sorted(engine_options)
+        if given:
             raise ValueError(
-                f"{owner}: pass either engine= or scorers=/sinks=/sampling=/score_errors=, not both "
-                "(configure scorers and sinks on the engine instead: ScorerEntry(score_errors=True) "
+                f"{owner}: pass either engine= or {'/'.join(f'{name}=' for name in given)}, not both "
+                "(configure scorers, sinks and options on the engine instead: ScorerEntry(score_errors=True) "
                 "scores failed runs)"
             )
         if not callable(getattr(engine, "submit", None)):
@@ -90,15 +95,33 @@ def build_engine(
         raise ValueError(f"{owner} needs scorers={{...}} (and usually sinks=[...]) or a ready engine=")
     from agentevals._engine import ScoringEngine
 
+    check_engine_options(owner, engine_options, ScoringEngine)
     # sinks=None keeps the engine's default; sinks=[] means "no sinks" and is passed as such.
-    return ScoringEngine(scorer_specs(scorers, sampling, score_errors), sinks=sinks)
+    return ScoringEngine(scorer_specs(scorers, sampling, score_errors), sinks=sinks, **engine_options)
+
+
+def check_engine_options(owner: str, options: Mapping[str, Any], engine_type: type) -> None:
+    """Refuse, naming the accepted ones, options that ``engine_type``'s constructor does not take."""
+    accepted = [
+        name
+        for name, parameter in inspect.signature(engine_type).parameters.items()
+        if parameter.kind is parameter.KEYWORD_ONLY and name != "sinks"
+    ]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise TypeError(
+            f"{owner} got unknown option {', '.join(f'{name}=' for name in unknown)}: it takes scorers=, "
+            f"sinks=, sampling=, score_errors= and the {engine_type.__name__} options "
+            f"({', '.join(f'{name}=' for name in accepted)}), or a ready engine="
+        )
 
 
 class LiveScoring:
     """The base of every live integration: it owns the engine and hands it runs without ever raising.
 
     Give it either a ready ``engine=`` (shared by several integrations) or ``scorers=`` and ``sinks=``
-    (plus a default ``sampling=`` and ``score_errors=`` for entries that set none) and it builds a
+    (plus a default ``sampling=`` and ``score_errors=`` for entries that set none, and any other
+    ``ScoringEngine`` keyword such as ``broker=`` or ``redact=``) and it builds a
     :class:`~agentevals.ScoringEngine`. Submit failed runs too (``Run.error`` set): each scorer scores
     them only with ``score_errors=True``, and otherwise writes a skipped record (``run_failed``).
     Subclasses capture runs and call :meth:`submit` or
@@ -130,6 +153,7 @@ class LiveScoring:
         engine: Engine | None = None,
         sampling: float | Mapping[str, Any] | Callable[[Run], bool] | None = None,
         score_errors: bool | None = None,
+        **engine_options: Any,
     ) -> None:
         self.engine = build_engine(
             engine=engine,
@@ -138,6 +162,7 @@ class LiveScoring:
             sampling=sampling,
             owner=self.label or type(self).__name__,
             score_errors=score_errors,
+            **engine_options,
         )
 
     def flush(self, timeout: float = 30.0) -> FlushReport:

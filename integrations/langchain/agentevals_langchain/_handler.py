@@ -31,6 +31,9 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
     not. Put ``ground_truth`` in the run's ``metadata`` to score against an expected answer.
     A chain that raises gives a ``Run`` with ``error`` set: scored by the scorers with ``score_errors=True``
     (``score_errors=`` here is the default of every scorer entry), skipped (``run_failed``) by the others.
+    Any other keyword is a ``ScoringEngine`` option (``broker=``, ``spool=``, ``budgets=``, ``breaker=``,
+    ``redact=``...) for the engine it builds; or pass a ready ``engine=`` instead of ``scorers=`` and all
+    of them.
 
     >>> from agentevals.scorers import create_includes_scorer
     >>> handler = ScorerCallbackHandler(scorers=[create_includes_scorer()], sinks=[])  # doctest: +SKIP
@@ -54,11 +57,18 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
         entity: str | None = None,
         score_errors: bool | None = None,
         max_open_runs: int = 10_000,
+        **engine_options: Any,
     ) -> None:
         if max_open_runs < 1:
             raise ValueError(f"max_open_runs must be >= 1, got {max_open_runs!r}")
         LiveScoring.__init__(
-            self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling, score_errors=score_errors
+            self,
+            scorers=scorers,
+            sinks=sinks,
+            engine=engine,
+            sampling=sampling,
+            score_errors=score_errors,
+            **engine_options,
         )
         self.entity = entity
         self.max_open_runs = max_open_runs

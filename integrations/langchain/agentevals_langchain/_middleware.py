@@ -48,11 +48,16 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
     ``ainvoke`` and streaming all work; no hook ever raises into the agent.
 
     A run whose model or tool call raises (and so never reaches ``after_agent``) is recorded too: a
-    ``Run`` with ``error`` set and the messages up to the failure, submitted once ``failure_grace``
-    seconds pass without the agent recovering (a retry or fallback middleware listed before this one),
-    at the latest at :meth:`flush`, :meth:`shutdown` or exit. Scorers with ``score_errors=True`` score it
-    (``score_errors=`` here is the default of every scorer entry); the others write a skipped record
-    (``run_failed``).
+    ``Run`` with ``error`` set, the messages up to the failure and the duration until it, submitted
+    ``failure_grace`` seconds after the failure unless the agent recovered by then (a retry or fallback
+    middleware listed before this one), or sooner at :meth:`flush`, :meth:`shutdown` or exit. Scorers
+    with ``score_errors=True`` score it (``score_errors=`` here is the default of every scorer entry);
+    the others write a skipped record (``run_failed``).
+
+    Any other keyword is a ``ScoringEngine`` option (``broker=``, ``spool=``, ``budgets=``, ``breaker=``,
+    ``redact=``...) for the engine it builds; or pass a ready ``engine=`` instead of ``scorers=`` and all
+    of them. A :class:`ScorerCallbackHandler` on the same run with the *same* engine captures the run
+    alone (so it is scored once); with an engine of its own, each engine scores the run.
 
     >>> from agentevals.scorers import create_includes_scorer
     >>> agent = create_agent(model, tools=[...], middleware=[               # doctest: +SKIP
@@ -73,9 +78,20 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         max_open_runs: int = 10_000,
         score_errors: bool | None = None,
         failure_grace: float = 5.0,
+        **engine_options: Any,
     ) -> None:
+        if max_open_runs < 1:
+            raise ValueError(f"max_open_runs must be >= 1, got {max_open_runs!r}")
+        if failure_grace < 0:
+            raise ValueError(f"failure_grace is in seconds and must be >= 0, got {failure_grace!r}")
         LiveScoring.__init__(
-            self, scorers=scorers, sinks=sinks, engine=engine, sampling=sampling, score_errors=score_errors
+            self,
+            scorers=scorers,
+            sinks=sinks,
+            engine=engine,
+            sampling=sampling,
+            score_errors=score_errors,
+            **engine_options,
         )
         self.entity = entity
         number = next(_instances)
@@ -86,9 +102,10 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         self._open: OrderedDict[str, Trace] = OrderedDict()
         self._warned_double = False
         self.failure_grace = failure_grace
-        # Runs whose model or tool call raised: root id -> (when, error, the messages so far).
+        # Runs whose model or tool call raised: root id -> (perf_counter at the failure, error, messages).
         self._failing: dict[str, tuple[float, BaseException, list[Any]]] = {}
-        atexit.register(self._safely, self._finish_failed, True)
+        self._timer: threading.Timer | None = None  # submits the failed runs whose grace is over
+        atexit.register(self._safely, self._finish_failed)
 
     @property
     def open_runs(self) -> int:
@@ -168,17 +185,17 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
 
     def flush(self, timeout: float = 30.0) -> FlushReport:
         """Finish the runs that failed, then wait until every submitted run is scored and stored."""
-        self._safely(self._finish_failed, True)
+        self._safely(self._finish_failed)
         return super().flush(timeout)
 
     async def aflush(self, timeout: float = 30.0) -> FlushReport:
         """:meth:`flush` for async code."""
-        self._safely(self._finish_failed, True)
+        self._safely(self._finish_failed)
         return await super().aflush(timeout)
 
     def shutdown(self, timeout: float = 30.0) -> FlushReport:
         """Finish the runs that failed, then flush and stop the engine."""
-        self._safely(self._finish_failed, True)
+        self._safely(self._finish_failed)
         return super().shutdown(timeout)
 
     # -- capture --------------------------------------------------------------------------------------
@@ -191,7 +208,6 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
             return None
 
     def _begin(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
-        self._finish_failed(False)
         config = _config()
         if self._scored_by_handler(config):
             return {_STATE_KEY: {self.name: _NOT_CAPTURED}}
@@ -216,17 +232,18 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         return {_STATE_KEY: {self.name: str(run_id)}}
 
     def _scored_by_handler(self, config: Mapping[str, Any]) -> bool:
-        """Whether a :class:`ScorerCallbackHandler` on this run scores with some of these scorers. It then
-        captures the run alone (failed runs too), so no scorer scores the run twice."""
+        """Whether a :class:`ScorerCallbackHandler` on this run feeds this middleware's engine. It then
+        captures the run alone (failed runs too), so the engine scores the run once. A handler with an
+        engine of its own does not count: each engine scores the run, into its own sinks."""
         handlers = getattr(config.get("callbacks"), "handlers", None) or ()
         for handler in handlers:
-            if isinstance(handler, ScorerCallbackHandler) and _share_scorers(handler.engine, self.engine):
+            if isinstance(handler, ScorerCallbackHandler) and handler.engine is self.engine:
                 if not self._warned_double:
                     self._warned_double = True
                     log.warning(
-                        "agentevals: %s and a ScorerCallbackHandler with the same scorers are attached to "
+                        "agentevals: %s and a ScorerCallbackHandler with the same engine are attached to "
                         "one agent; the handler scores its runs and the middleware steps aside. Attach one "
-                        "of them to score each run once.",
+                        "of them to capture each run once.",
                         self.name,
                     )
                 return True
@@ -242,7 +259,16 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
         """A model or tool call of ``trace`` raised: the run fails unless the agent recovers (a retry or
         fallback middleware outside this one) within ``failure_grace`` seconds. Caller holds the lock."""
         messages = state.get("messages") if isinstance(state, Mapping) else None
-        self._failing[str(trace.root_id)] = (time.monotonic(), error, list(messages or []))
+        self._failing[str(trace.root_id)] = (time.perf_counter(), error, list(messages or []))
+        self._wake_in(self.failure_grace)
+
+    def _wake_in(self, delay: float) -> None:
+        """Have the timer submit the failed runs whose grace is over in ``delay`` seconds: one timer at a
+        time, re-armed for the runs still within their grace. Caller holds the lock."""
+        if self._timer is None:
+            self._timer = threading.Timer(max(delay, 0.0), self._safely, (self._grace_over,))
+            self._timer.daemon = True
+            self._timer.start()
 
     def _model_failed(self, request: Any, error: BaseException) -> None:
         state = getattr(request, "state", None)
@@ -252,21 +278,43 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
                 trace.model_failed(0, error)
                 self._failed(trace, error, state)
 
-    def _finish_failed(self, everything: bool) -> None:
-        """Submit the failed runs whose grace is over (all of them with ``everything``)."""
+    def _grace_over(self) -> None:
+        """The timer's job: submit the failed runs whose grace is over."""
+        with self._lock:
+            self._timer = None
+            done = self._take_failed(everything=False)
+        self._submit_failed(done)
+
+    def _finish_failed(self) -> None:
+        """Submit every failed run now, within its grace or not (before a flush, at shutdown or exit)."""
         if not self._failing:
             return
-        now, done = time.monotonic(), []
         with self._lock:
-            for key, (failed_at, error, messages) in list(self._failing.items()):
-                if everything or now - failed_at >= self.failure_grace:
-                    del self._failing[key]
-                    trace = self._open.pop(key, None)
-                    if trace is not None:
-                        done.append((trace, error, messages))
-        for trace, error, messages in done:
-            ended = time.perf_counter()
-            finished = trace.seal({"messages": messages}, error=error, entity=trace.name, ended=ended)
+            done = self._take_failed(everything=True)
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        self._submit_failed(done)
+
+    def _take_failed(self, *, everything: bool) -> list[tuple[Trace, float, BaseException, list[Any]]]:
+        """Remove the failed runs whose grace is over (all with ``everything``) and re-arm the timer for
+        the others. Caller holds the lock."""
+        now, done = time.perf_counter(), []
+        for key, (failed_at, error, messages) in list(self._failing.items()):
+            if everything or now - failed_at >= self.failure_grace:
+                del self._failing[key]
+                trace = self._open.pop(key, None)
+                if trace is not None:
+                    done.append((trace, failed_at, error, messages))
+        if self._failing:
+            first = min(failed_at for failed_at, _, _ in self._failing.values())
+            self._wake_in(first + self.failure_grace - now)
+        return done
+
+    def _submit_failed(self, done: list[tuple[Trace, float, BaseException, list[Any]]]) -> None:
+        for trace, failed_at, error, messages in done:
+            # The run ended when it failed, not when its grace ran out.
+            finished = trace.seal({"messages": messages}, error=error, entity=trace.name, ended=failed_at)
             self.submit_lazy(finished, run_id=finished.root_id, trace_id=finished.root_id)
 
     def _model_done(self, request: Any, response: Any, started: float) -> None:
@@ -381,9 +429,3 @@ def _config() -> Mapping[str, Any]:
         return get_config()
     except Exception:  # outside a graph run (e.g. a hook called directly in a test)
         return {}
-
-
-def _share_scorers(one: Any, other: Any) -> bool:
-    if one is other:
-        return True
-    return bool(set(getattr(one, "scorer_ids", ())) & set(getattr(other, "scorer_ids", ())))

@@ -4,9 +4,10 @@ A ``create_agent`` agent with a scripted chat model and three real tools (calcul
 capitals table) answers 20 questions. ``ScoringMiddleware`` in the constructor scores every run in the
 background with code-based scorers and an LLM-judged one (answer relevancy, sampled at 50%); the judge
 is a local fake OpenAI-compatible server unless ``AGENTEVALS_JUDGE_MODEL`` names a real LiteLLM model
-(with its API key in the environment). Results go to SQLite and the log; a summary table follows.
+(with its API key in the environment). Results go to SQLite (and, with ``--verbose`` or
+``AGENTEVALS_DEBUG=1``, one log line each); a summary table follows.
 
-Run: ``agentevals demo`` or ``python -m agentevals_langchain.demo [--db PATH] [--quiet]``.
+Run: ``agentevals demo`` or ``python -m agentevals_langchain.demo [--db PATH] [--verbose] [--quiet]``.
 """
 
 from __future__ import annotations
@@ -156,10 +157,22 @@ def scripted_reply(messages: list[BaseMessage]) -> AIMessage | str:
     return " ".join(parts)
 
 
+class DemoError(Exception):
+    """The demo cannot start; its message says why and how to fix it."""
+
+
 def _judge(stack: ExitStack) -> tuple[Judge, str]:
     model = os.environ.get("AGENTEVALS_JUDGE_MODEL")
     if model:
-        return Judge(model=model, timeout=30.0), model
+        judge = Judge(model=model, timeout=30.0)
+        try:
+            judge.check()  # before any question: a missing key would fail every judged run
+        except ValueError as err:
+            raise DemoError(
+                f"AGENTEVALS_JUDGE_MODEL={model}: {err}. Set it, or unset AGENTEVALS_JUDGE_MODEL to "
+                "judge with the offline fake judge."
+            ) from None
+        return judge, model
     from agentevals.testing import FakeJudgeServer, schema_responder
 
     server = stack.enter_context(FakeJudgeServer(responder=schema_responder()))
@@ -210,20 +223,36 @@ def format_table(rows: Sequence[SummaryRow]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the demo; returns a process exit code (0 when every sampled run was scored)."""
+    """Run the demo; returns a process exit code (0 when every sampled run was scored, 2 when it cannot
+    start, e.g. a judge model without its API key)."""
+    args = _parser().parse_args(argv)
+    verbose = args.verbose or os.environ.get("AGENTEVALS_DEBUG", "") not in ("", "0")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if verbose:
+        logging.getLogger("agentevals.results").setLevel(logging.INFO)
+    try:
+        return _run(args.db, verbose=verbose, quiet=args.quiet)
+    except DemoError as err:
+        print(f"agentevals demo: {err}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentevals demo", description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="agentevals.db", help="SQLite file for the results (agentevals.db)")
-    parser.add_argument("--quiet", action="store_true", help="do not log each result")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("agentevals.results").setLevel(logging.WARNING if args.quiet else logging.INFO)
+    parser.add_argument(
+        "--verbose", action="store_true", help="log each score record (also with AGENTEVALS_DEBUG=1)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="print the summary only, not each answer")
+    return parser
+
+
+def _run(db: str, *, verbose: bool, quiet: bool) -> int:
     started = time.perf_counter()
     memory = MemorySink()
     with ExitStack() as stack:
         judge, judge_label = _judge(stack)
-        middleware = ScoringMiddleware(
-            scorers=build_scorers(judge), sinks=[SQLiteSink(args.db), LoggingSink(), memory]
-        )
+        middleware = _middleware(judge, [SQLiteSink(db), memory, *([LoggingSink()] if verbose else [])])
         agent = create_agent(
             ScriptedChatModel(respond=scripted_reply, model_name="scripted-demo-model"),
             tools=[calculator, get_weather, lookup_capital],
@@ -241,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
                     "metadata": {"ground_truth": expected},
                 },
             )
-            print(f"  Q: {question:<42} A: {result['messages'][-1].text}")
+            if not quiet:
+                print(f"  Q: {question:<42} A: {result['messages'][-1].text}")
         flushed = middleware.flush(timeout=60.0)
         stats = middleware.engine.stats()
         middleware.shutdown(timeout=30.0)
@@ -252,12 +282,21 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{stats.submitted} runs, {stats.scored} scores, {stats.failed} scorer failures, "
         f"answer_relevancy sampled {stats.sampled.get('answer_relevancy', 0)}/{stats.submitted} (50%); "
-        f"results in {os.path.abspath(args.db)} ({elapsed:.1f} s)"
+        f"results in {os.path.abspath(db)} ({elapsed:.1f} s)"
     )
     if not flushed:
         print("warning: not every result was written before the timeout", file=sys.stderr)
         return 1
     return 0
+
+
+def _middleware(judge: Judge, sinks: list[Any]) -> ScoringMiddleware:
+    """The scoring middleware; what the engine refuses at construction (a sink that cannot store) as a
+    :class:`DemoError`."""
+    try:
+        return ScoringMiddleware(scorers=build_scorers(judge), sinks=sinks)
+    except ValueError as err:
+        raise DemoError(str(err)) from None
 
 
 if __name__ == "__main__":

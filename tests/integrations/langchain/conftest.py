@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -105,3 +109,27 @@ def make_agent() -> Any:
 def new_engine() -> Any:
     """A factory of further recording engines."""
     return RecordingEngine
+
+
+@pytest.fixture
+def redis_queue() -> Iterator[tuple[str, str]]:
+    """``(url, queue)``: the real Redis on 127.0.0.1:6379 and a queue no other test uses, deleted after.
+    Skips with the reason when Redis is absent (fails under CI=true, where it must be there)."""
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=2).close()
+    except OSError as err:
+        reason = f"no Redis on 127.0.0.1:6379 ({err}); start it to run the broker tests"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    import redis
+
+    url, queue = "redis://127.0.0.1:6379/0", f"agentevals_test_{uuid.uuid4().hex[:12]}"
+    yield url, queue
+    client = redis.Redis.from_url(url)
+    try:
+        keys = client.keys(f"dramatiq:{queue}*")
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()

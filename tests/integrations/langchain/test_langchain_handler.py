@@ -387,3 +387,40 @@ def test_failed_runs_are_skipped_by_default_and_scored_with_score_errors(broken_
 def test_score_errors_with_a_ready_engine_says_to_set_it_on_the_entries(engine: Any) -> None:
     with pytest.raises(ValueError, match=r"ScorerEntry\(score_errors=True\)"):
         ScorerCallbackHandler(engine=engine, score_errors=True)
+
+
+def _echo_scorer() -> Any:
+    """Scores 1 and gives the question back as its reason, so redaction shows in the record."""
+    return (
+        create_scorer(id="echo")
+        .generate_score(lambda run, **_: 1.0)
+        .generate_reason(lambda run, **_: f"asked: {run.input_text}")
+    )
+
+
+@pytest.mark.parametrize("way", ["options on the handler", "a ready engine="])
+def test_engine_options_reach_the_engine_either_way(weather_agent: Any, way: str) -> None:
+    from agentevals.redaction import EMAIL, mask
+
+    memory = MemorySink()
+    if way == "a ready engine=":
+        handler = ScorerCallbackHandler(
+            engine=ScoringEngine([_echo_scorer()], sinks=[memory], redact=mask([EMAIL]), max_concurrency=2)
+        )
+    else:
+        handler = ScorerCallbackHandler(
+            scorers=[_echo_scorer()], sinks=[memory], redact=mask([EMAIL]), max_concurrency=2
+        )
+    assert isinstance(handler.engine, ScoringEngine) and handler.engine.max_concurrency == 2
+    weather_agent.invoke(ask("mail ann@example.com"), config={"callbacks": [handler]})
+    assert handler.flush(10)
+    handler.shutdown(10)
+    (record,) = memory.records
+    assert record.reason == "asked: mail <redacted>"
+
+
+def test_engine_options_that_cannot_apply_are_refused_with_the_fix(engine: Any) -> None:
+    with pytest.raises(TypeError, match=r"unknown option brokr=.*broker=.*engine="):
+        ScorerCallbackHandler(scorers=[_echo_scorer()], brokr="redis://127.0.0.1:6379/0")
+    with pytest.raises(ValueError, match=r"either engine= or .*redact="):
+        ScorerCallbackHandler(engine=engine, redact=lambda record: record)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
+from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,6 +19,16 @@ from agentevals.sinks import MemorySink
 
 def ask(city: str) -> dict[str, Any]:
     return {"messages": [{"role": "user", "content": city}]}
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
+    """Poll ``condition`` until it holds or ``timeout`` seconds pass (a bound, not a timing check)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_middleware_captures_the_run(engine: Any, make_agent: Any) -> None:
@@ -121,6 +134,29 @@ def test_middleware_and_handler_with_different_scorers_both_score(make_agent: An
     assert sorted(r.scorer_id for r in memory.records) == ["always", "other"]
 
 
+def test_a_handler_and_a_middleware_with_their_own_engines_both_score_every_run(
+    make_agent: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from agentevals_langchain import ScorerCallbackHandler
+
+    shared = create_scorer(id="shared").generate_score(lambda run, **_: 1.0)
+    extra = create_scorer(id="extra").generate_score(lambda run, **_: 0.5)
+    by_middleware, by_handler = MemorySink(), MemorySink()
+    middleware = ScoringMiddleware(scorers=[shared, extra], sinks=[by_middleware])
+    handler = ScorerCallbackHandler(scorers=[shared], sinks=[by_handler])
+    agent = make_agent(middleware, name="weather")
+    with caplog.at_level(logging.WARNING, logger="agentevals"):
+        for city in ("Paris", "Rome", "Oslo", "Lima", "Cairo"):
+            agent.invoke(ask(city), config={"callbacks": [handler]})
+    assert middleware.flush(10) and handler.flush(10)
+    assert Counter(r.scorer_id for r in by_middleware.records) == {"shared": 5, "extra": 5}
+    assert Counter(r.scorer_id for r in by_handler.records) == {"shared": 5}
+    assert middleware.engine.stats().scored == 10 and handler.engine.stats().scored == 5
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    middleware.shutdown(10)
+    handler.shutdown(10)
+
+
 def test_a_run_whose_tool_raises_is_recorded_with_its_error_and_partial_messages(
     engine: Any, broken_agent: Any
 ) -> None:
@@ -144,24 +180,41 @@ def test_a_run_whose_tool_raises_is_recorded_with_its_error_and_partial_messages
     assert call.tool_name == "broken_lookup" and "backend down" in str(call.error)
 
 
-def test_a_failed_run_is_submitted_when_the_grace_is_over_and_the_next_run_starts(
-    engine: Any, make_agent: Any
-) -> None:
+def test_a_failed_run_is_submitted_once_its_grace_is_over_without_another_run_or_flush(engine: Any) -> None:
     from agentevals_langchain.testing import ScriptedChatModel
     from langchain.agents import create_agent
 
     from tests.integrations.langchain.conftest import broken_lookup, broken_reply
 
-    middleware = ScoringMiddleware(engine=engine, failure_grace=0.0)
+    middleware = ScoringMiddleware(engine=engine, failure_grace=0.05)
     broken = create_agent(
         ScriptedChatModel(respond=broken_reply), tools=[broken_lookup], middleware=[middleware]
     )
     with pytest.raises(RuntimeError):
         broken.invoke(ask("x"))
+    assert wait_until(lambda: bool(engine.runs)), "the failed run was never submitted"
+    (run,) = engine.runs
+    assert run.input_text == "x" and run.error is not None and middleware.open_runs == 0
+
+
+def test_a_failed_run_lasts_until_its_failure_not_until_it_is_submitted(engine: Any) -> None:
+    from agentevals_langchain.testing import ScriptedChatModel
+    from langchain.agents import create_agent
+
+    from tests.integrations.langchain.conftest import broken_lookup, broken_reply
+
+    middleware = ScoringMiddleware(engine=engine, failure_grace=60.0)
+    broken = create_agent(
+        ScriptedChatModel(respond=broken_reply), tools=[broken_lookup], middleware=[middleware]
+    )
+    started = time.perf_counter()
     with pytest.raises(RuntimeError):
-        broken.invoke(ask("y"))  # its start finishes the first failed run
-    assert [run.input_text for run in engine.runs] == ["x"]
-    assert engine.runs[0].error is not None
+        broken.invoke(ask("x"))
+    invoke_ms = (time.perf_counter() - started) * 1000
+    time.sleep(0.3)  # the run waits out (part of) its grace before it is submitted: not part of the run
+    middleware.flush()
+    (run,) = engine.runs
+    assert run.duration_ms is not None and 0 < run.duration_ms <= invoke_ms
 
 
 def test_a_run_the_agent_recovers_from_is_scored_once_without_error(engine: Any) -> None:
@@ -189,7 +242,7 @@ def test_a_run_the_agent_recovers_from_is_scored_once_without_error(engine: Any)
             return AIMessage(content="", tool_calls=[tool_call("flaky", {"key": "k"})])
         return f"Result: {messages[-1].text}"
 
-    middleware = ScoringMiddleware(engine=engine, failure_grace=0.0)
+    middleware = ScoringMiddleware(engine=engine, failure_grace=60.0)
     retry = ToolRetryMiddleware(max_retries=2, initial_delay=0.0, jitter=False)
     agent = create_agent(ScriptedChatModel(respond=reply), tools=[flaky], middleware=[retry, middleware])
     assert agent.invoke(ask("k"))["messages"][-1].text == "Result: found"
@@ -214,3 +267,31 @@ def test_failed_runs_are_submitted_without_score_errors(engine: Any, broken_agen
     middleware.flush()
     (run,) = engine.runs
     assert run.error is not None and run.input_text == "x" and middleware.open_runs == 0
+
+
+def test_broker_options_make_the_middleware_publish_its_runs(make_agent: Any, redis_queue: Any) -> None:
+    import redis
+
+    url, queue = redis_queue
+    short = create_scorer(id="short").generate_score(lambda run, **_: float(len(run.output_text) < 80))
+    middleware = ScoringMiddleware(scorers=[short], broker=url, broker_queue=queue)
+    make_agent(middleware).invoke(ask("Paris"))
+    assert middleware.flush(10)
+    middleware.shutdown(10)
+    assert middleware.engine.stats().published == 1
+    client = redis.Redis.from_url(url)
+    try:
+        assert client.llen(f"dramatiq:{queue}") == 1  # one message, waiting for a worker
+    finally:
+        client.close()
+
+
+def test_constructor_refuses_what_cannot_work_with_the_fix(engine: Any) -> None:
+    with pytest.raises(ValueError, match="failure_grace is in seconds and must be >= 0"):
+        ScoringMiddleware(engine=engine, failure_grace=-1.0)
+    with pytest.raises(ValueError, match="max_open_runs must be >= 1"):
+        ScoringMiddleware(engine=engine, max_open_runs=0)
+    with pytest.raises(TypeError, match=r"unknown option brokers=.*broker=.*or a ready engine="):
+        ScoringMiddleware(scorers=[create_scorer(id="one").generate_score(lambda **_: 1.0)], brokers="x")
+    with pytest.raises(ValueError, match=r"either engine= or broker=, not both"):
+        ScoringMiddleware(engine=engine, broker="redis://127.0.0.1:6379/0")
