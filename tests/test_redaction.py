@@ -20,7 +20,7 @@ from agentevals.redaction import API_KEY, CREDIT_CARD, EMAIL, PHONE, mask, redac
 from agentevals.results import JudgeCall, ScoreFailure
 from agentevals.sinks import JsonlSink, MemorySink, RetryPolicy, SQLiteSink
 from agentevals.testing import FakeJudgeServer
-from agentevals.testing._fake_judge import Reply
+from agentevals.testing import Reply
 
 ADDRESS = "ann.lee@example.com"
 

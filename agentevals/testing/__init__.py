@@ -1,7 +1,16 @@
-"""Test doubles for agentevals users: a fake OpenAI-compatible judge server on 127.0.0.1."""
+"""Test doubles for agentevals users: a fake OpenAI-compatible server on 127.0.0.1 for judges and agents."""
 
 from agentevals.testing._assertions import assert_scores
-from agentevals.testing._fake_judge import ChatRequest, FakeJudge, FakeJudgeServer, Reply
+from agentevals.testing._fake_judge import FakeJudge, FakeJudgeServer
+from agentevals.testing._reply import ChatRequest, Reply, ToolCall
 from agentevals.testing._schema_replies import schema_responder
 
-__all__ = ["ChatRequest", "FakeJudge", "FakeJudgeServer", "Reply", "assert_scores", "schema_responder"]
+__all__ = [
+    "ChatRequest",
+    "FakeJudge",
+    "FakeJudgeServer",
+    "Reply",
+    "ToolCall",
+    "assert_scores",
+    "schema_responder",
+]

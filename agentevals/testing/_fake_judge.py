@@ -1,7 +1,8 @@
 """A fake OpenAI-compatible chat-completions server on 127.0.0.1, answering from a script.
 
 Judge calls go through the real LiteLLM HTTP path, so retries on 429/5xx, timeouts and malformed JSON
-are exercised as in production, without a real provider or an API key.
+are exercised as in production, without a real provider or an API key. The same server can play the
+agent's model (tool calls, streamed replies), so a real OpenAI client drives an agent offline.
 """
 
 from __future__ import annotations
@@ -9,108 +10,16 @@ from __future__ import annotations
 import json
 import threading
 import time
-import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agentevals._judge._judge import Judge
 from agentevals._result import JudgeCall
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One scripted reply: text content, an HTTP error status, a delay, or a raw body.
-
-    >>> Reply.json({"score": 1.0}).content
-    '{"score": 1.0}'
-    """
-
-    content: str | None = ""
-    status: int = 200
-    delay: float = 0.0
-    raw_body: str | None = None
-    prompt_tokens: int = 12
-    completion_tokens: int = 8
-
-    @classmethod
-    def text(cls, content: str) -> Reply:
-        return cls(content=content)
-
-    @classmethod
-    def json(cls, value: Any) -> Reply:
-        return cls(content=json.dumps(value))
-
-    @classmethod
-    def error(cls, status: int, message: str = "fake error") -> Reply:
-        body = json.dumps({"error": {"message": message, "type": "fake_error", "code": status}})
-        return cls(status=status, raw_body=body)
-
-    @classmethod
-    def rate_limited(cls) -> Reply:
-        return cls.error(429, "Rate limit reached (fake)")
-
-    @classmethod
-    def server_error(cls) -> Reply:
-        return cls.error(500, "Internal server error (fake)")
-
-    @classmethod
-    def slow(cls, seconds: float, then: Reply | str | Mapping[str, Any] = "") -> Reply:
-        reply = as_reply(then)
-        return Reply(
-            content=reply.content,
-            status=reply.status,
-            delay=seconds,
-            raw_body=reply.raw_body,
-            prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens,
-        )
-
-    @classmethod
-    def malformed(cls, content: str = '{"verdicts": [ this is not json') -> Reply:
-        return cls(content=content)
-
-
-def as_reply(value: Reply | str | Mapping[str, Any] | list[Any]) -> Reply:
-    if isinstance(value, Reply):
-        return value
-    if isinstance(value, str):
-        return Reply.text(value)
-    return Reply.json(value)
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    """A chat-completions request the server received: its JSON body and its headers.
-
-    ``headers`` has lower-case names and is left out of the repr (it holds the ``authorization``).
-    """
-
-    body: dict[str, Any]
-    headers: dict[str, str] = field(default_factory=dict, repr=False)
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        return list(self.body.get("messages", []))
-
-    @property
-    def system(self) -> str:
-        return next((str(m.get("content")) for m in self.messages if m.get("role") == "system"), "")
-
-    @property
-    def prompt(self) -> str:
-        """The last user message's text."""
-        users = [m for m in self.messages if m.get("role") == "user"]
-        return str(users[-1].get("content", "")) if users else ""
-
-    @property
-    def model(self) -> str:
-        return str(self.body.get("model", ""))
-
-
-Responder = Callable[[ChatRequest], Reply | str | Mapping[str, Any] | list[Any]]
+from agentevals.testing._reply import ChatRequest, Reply, ReplyLike, Responder, as_reply
+from agentevals.testing._wire import completion_body, event_stream
 
 
 @dataclass(frozen=True)
@@ -131,22 +40,41 @@ class FakeJudgeServer:
     Replies come from ``script`` in order, then from ``responder`` (called with each
     :class:`ChatRequest`); with neither left, the server answers 500 saying so.
 
+    Requests naming the model ``agent_model`` are the agent's, served apart (live scoring judges an
+    agent while it runs, so the two kinds of requests interleave): from ``agent_script``, then
+    ``agent_responder``. Point an OpenAI client at ``url`` with that model, e.g.
+    ``ChatOpenAI(model="fake-agent", base_url=server.url, api_key="fake")``. A request with
+    ``"stream": true`` gets the reply as server-sent chunks.
+
     >>> with FakeJudgeServer([{"score": 0.5}]) as server:
     ...     judge = server.judge(instructions="Grade strictly.")
     ...     server.url.startswith("http://127.0.0.1:")
     True
+    >>> agent_turns = [Reply.tool_call("get_weather", city="Paris"), "It is sunny."]
+    >>> FakeJudgeServer(agent_script=agent_turns).agent_model
+    'fake-agent'
     """
 
-    script: Iterable[Reply | str | Mapping[str, Any] | list[Any]] = ()
+    script: Iterable[ReplyLike] = ()
     responder: Responder | None = None
     model: str = "gpt-4o-mini"
+    agent_script: Iterable[ReplyLike] = ()
+    agent_responder: Responder | None = None
+    agent_model: str = "fake-agent"
     requests: list[ChatRequest] = field(default_factory=list, init=False)
     _queue: deque[Reply] = field(default_factory=deque, init=False, repr=False)
+    _agent_queue: deque[Reply] = field(default_factory=deque, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _server: ThreadingHTTPServer | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.model == self.agent_model:
+            raise ValueError(
+                f"FakeJudgeServer: model and agent_model are both {self.model!r}; give the agent's model "
+                "another name (agent_model=...) so judge and agent requests can be told apart"
+            )
         self._queue.extend(as_reply(r) for r in self.script)
+        self._agent_queue.extend(as_reply(r) for r in self.agent_script)
 
     @property
     def url(self) -> str:
@@ -155,10 +83,15 @@ class FakeJudgeServer:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}/v1"
 
-    def push(self, *replies: Reply | str | Mapping[str, Any] | list[Any]) -> None:
+    def push(self, *replies: ReplyLike) -> None:
         """Append replies to the script."""
         with self._lock:
             self._queue.extend(as_reply(r) for r in replies)
+
+    def push_agent(self, *replies: ReplyLike) -> None:
+        """Append replies to the agent's script."""
+        with self._lock:
+            self._agent_queue.extend(as_reply(r) for r in replies)
 
     def judge(self, **overrides: Any) -> Judge:
         """A :class:`~agentevals.Judge` pointed at this server (fast backoff suited to tests)."""
@@ -195,13 +128,23 @@ class FakeJudgeServer:
         self.stop()
 
     def _next_reply(self, request: ChatRequest) -> Reply:
+        is_agent = request.model == self.agent_model
+        queue, responder = (
+            (self._agent_queue, self.agent_responder) if is_agent else (self._queue, self.responder)
+        )
         with self._lock:
             self.requests.append(request)
-            if self._queue:
-                return self._queue.popleft()
-        if self.responder is not None:
-            return as_reply(self.responder(request))
-        return Reply.error(500, "FakeJudgeServer: no scripted reply left for this request")
+            if queue:
+                return queue.popleft()
+        if responder is None:
+            left = "agent reply (agent_script, agent_responder)" if is_agent else "reply"
+            return Reply.error(500, f"FakeJudgeServer: no scripted {left} left for this request")
+        try:
+            return as_reply(responder(request))
+        # A bug in a test's responder: say so, where the client would only see a dropped connection.
+        except Exception as exc:
+            name = "agent_responder" if is_agent else "responder"
+            return Reply.error(500, f"FakeJudgeServer: the {name} raised {type(exc).__name__}: {exc}")
 
 
 class _Listener(ThreadingHTTPServer):
@@ -211,29 +154,6 @@ class _Listener(ThreadingHTTPServer):
 
     daemon_threads = True
     request_queue_size = 1024
-
-
-def _completion_body(reply: Reply, model: str) -> str:
-    return json.dumps(
-        {
-            "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": reply.content},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": reply.prompt_tokens,
-                "completion_tokens": reply.completion_tokens,
-                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-            },
-        }
-    )
 
 
 def _handler_for(fake: FakeJudgeServer) -> type[BaseHTTPRequestHandler]:
@@ -248,23 +168,36 @@ def _handler_for(fake: FakeJudgeServer) -> type[BaseHTTPRequestHandler]:
             try:
                 body = json.loads(self.rfile.read(length) or b"{}")
             except json.JSONDecodeError:
-                self._send(400, json.dumps({"error": {"message": "request body is not JSON"}}))
+                body = None
+            if not isinstance(body, dict):
+                self._send(400, json.dumps({"error": {"message": "request body is not a JSON object"}}))
                 return
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
                 return
             headers = {name.lower(): value for name, value in self.headers.items()}
-            reply = fake._next_reply(ChatRequest(body=body, headers=headers))
+            request = ChatRequest(body=body, headers=headers)
+            reply = fake._next_reply(request)
             if reply.delay:
                 time.sleep(reply.delay)
-            payload = reply.raw_body if reply.raw_body is not None else _completion_body(reply, fake.model)
-            self._send(reply.status, payload)
+            if reply.raw_body is not None:
+                self._send(reply.status, reply.raw_body)
+            elif body.get("stream"):
+                options = body.get("stream_options")
+                usage = isinstance(options, dict) and bool(options.get("include_usage"))
+                stream = event_stream(reply, self._model(request), include_usage=usage)
+                self._send(reply.status, stream, "text/event-stream")
+            else:
+                self._send(reply.status, completion_body(reply, self._model(request)))
 
-        def _send(self, status: int, payload: str) -> None:
+        def _model(self, request: ChatRequest) -> str:
+            return request.model if request.model == fake.agent_model else fake.model
+
+        def _send(self, status: int, payload: str, content_type: str = "application/json") -> None:
             data = payload.encode()
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

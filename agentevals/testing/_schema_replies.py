@@ -2,7 +2,8 @@
 
 A judge request with an output schema carries it after the line "Reply with a single JSON object ..."
 (see ``agentevals._judge._request``); the reply is a value that validates against that schema, varied
-deterministically by the prompt. A request without a schema gets a short sentence. Lists the prompt
+deterministically by the prompt. Reason fields agree with the verdicts beside them, and a request
+without a schema gets a sentence explaining the score it names (see ``_reasons``). Lists the prompt
 enumerates ("1. ...", "[0] ...") are answered with one entry per item, as per-item verdict steps ask.
 """
 
@@ -16,22 +17,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agentevals._judge._request import JSON_INSTRUCTION
-from agentevals.testing._fake_judge import ChatRequest, Reply
+from agentevals.testing._reasons import neutral_sentence, score_reason, verdict_reason
+from agentevals.testing._reply import ChatRequest, Reply
 
 _ITEM = re.compile(r"^\s*(?:(\d+)\.|\[(\d+)\])\s+(.+?)\s*$")
 _COUNT = re.compile(r"\((\d+) [a-z ]+\)")
-_REASONS = (
-    "The response addresses the question directly and stays consistent with the given information.",
-    "Most of the answer is supported by the context, with one minor unsupported detail.",
-    "The answer is on topic and clear, though it could be more specific.",
-    "The statement follows from the question and the provided facts.",
-)
 _STATEMENTS = (
     "The answer addresses the user's question.",
     "The answer gives one concrete fact.",
     "The answer ends with a short summary.",
 )
-_REASON_NAMES = ("reason", "explanation", "rationale", "justification", "comment", "feedback")
+_REASON_NAMES = ("reason", "explanation", "rationale", "justification", "comment", "feedback", "assessment")
 
 
 def schema_responder(*, positive_rate: float = 0.75) -> Callable[[ChatRequest], Reply]:
@@ -51,7 +47,7 @@ def schema_responder(*, positive_rate: float = 0.75) -> Callable[[ChatRequest], 
         rng = random.Random(hashlib.sha256(prompt.encode()).digest())
         schema = _schema_of(request)
         if schema is None:
-            return Reply.text(rng.choice(_REASONS))
+            return Reply.text(score_reason(prompt) or neutral_sentence(rng))
         items = _enumerated_items(prompt.split(JSON_INSTRUCTION.splitlines()[0])[0])
         builder = _Builder(schema, rng, positive_rate, items)
         return Reply.json(builder.value(schema, name="", depth=0))
@@ -115,6 +111,8 @@ class _Builder:
         self.positive_rate = positive_rate
         self.items = items
         self.items_used = False
+        # How each boolean or score drawn so far leans (1.0 positive, 0.0 negative): reasons follow it.
+        self.leanings: list[float] = []
 
     def resolve(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
         while "$ref" in schema:
@@ -139,8 +137,7 @@ class _Builder:
         if isinstance(kind, list):
             kind = next((k for k in kind if k != "null"), "null")
         if kind == "object":
-            props = schema.get("properties", {})
-            return {k: self.value(v, name=k, depth=depth + 1, item=item) for k, v in props.items()}
+            return self.object(schema, depth, item)
         if kind == "array":
             return self.array(schema, name, depth)
         if kind == "string":
@@ -148,8 +145,24 @@ class _Builder:
         if kind in ("number", "integer"):
             return self.number(schema, name, kind, item)
         if kind == "boolean":
-            return self.rng.random() < self.positive_rate
+            flag = self.rng.random() < self.positive_rate
+            self.leanings.append(float(flag))
+            return flag
         return None
+
+    def object(self, schema: Mapping[str, Any], depth: int, item: Any) -> dict[str, Any]:
+        """The object's fields, its reasons drawn last so that they can restate its verdicts."""
+        props: Mapping[str, Any] = schema.get("properties", {})
+        reasons = [k for k, v in props.items() if _is_reason(k, self.resolve(v))]
+        start = len(self.leanings)
+        value = {
+            k: self.value(v, name=k, depth=depth + 1, item=item) for k, v in props.items() if k not in reasons
+        }
+        verdicts = [(k, value[k]) for k in value if _is_verdict(k, self.resolve(props[k]))]
+        drawn = self.leanings[start:]
+        text = verdict_reason(verdicts, sum(drawn) / len(drawn) if drawn else None)
+        value.update({k: _fit(self.resolve(props[k]), text) for k in reasons})
+        return {k: value[k] for k in props}
 
     def choose(self, options: list[Any]) -> Any:
         if len(options) == 1 or self.rng.random() < self.positive_rate:
@@ -173,21 +186,13 @@ class _Builder:
 
     def string(self, schema: Mapping[str, Any], name: str, item: Any) -> str:
         lowered = name.lower()
-        if any(word in lowered for word in _REASON_NAMES):
-            text = self.rng.choice(_REASONS)
-        elif item is not None:
+        if item is not None:
             text = str(item[1])  # the enumerated item this entry judges (statement, claim, opinion, ...)
         elif "verdict" in lowered or "answer" in lowered:
             text = self.choose(["yes", "no"])
         else:
             text = self.rng.choice(_STATEMENTS)
-        max_length = schema.get("maxLength")
-        if isinstance(max_length, int):
-            text = text[:max_length]
-        min_length = schema.get("minLength")
-        if isinstance(min_length, int) and len(text) < min_length:
-            text = text.ljust(min_length, ".")
-        return text
+        return _fit(schema, text)
 
     def number(self, schema: Mapping[str, Any], name: str, kind: str, item: Any) -> float | int:
         if item is not None and "index" in name.lower() and kind == "integer":
@@ -199,10 +204,38 @@ class _Builder:
         # Plausible judges lean positive: draw from the upper part of the range most of the time.
         start = low + (high - low) * (0.5 if self.rng.random() < self.positive_rate else 0.0)
         if kind == "integer":
-            return self.rng.randint(int(start), int(high))
-        value = round(self.rng.uniform(start, high), 2)
-        if "exclusiveMaximum" in schema and value >= high:
-            value = high - 0.01
-        if "exclusiveMinimum" in schema and value <= low:
-            value = low + 0.01
+            value: float = self.rng.randint(int(start), int(high))
+        else:
+            value = round(self.rng.uniform(start, high), 2)
+            if "exclusiveMaximum" in schema and value >= high:
+                value = high - 0.01
+            if "exclusiveMinimum" in schema and value <= low:
+                value = low + 0.01
+        if "score" in name.lower():
+            self.leanings.append((value - low) / (high - low) if high > low else 1.0)
         return value
+
+
+def _is_reason(name: str, schema: Mapping[str, Any]) -> bool:
+    lowered = name.lower()
+    return (
+        schema.get("type") == "string" and "enum" not in schema and any(w in lowered for w in _REASON_NAMES)
+    )
+
+
+def _is_verdict(name: str, schema: Mapping[str, Any]) -> bool:
+    """A field stating a judgement: a choice (enum, boolean) or a score."""
+    kind, lowered = schema.get("type"), name.lower()
+    if "enum" in schema or kind == "boolean" or (kind == "string" and "verdict" in lowered):
+        return True
+    return kind in ("number", "integer") and "score" in lowered
+
+
+def _fit(schema: Mapping[str, Any], text: str) -> str:
+    max_length = schema.get("maxLength")
+    if isinstance(max_length, int):
+        text = text[:max_length]
+    min_length = schema.get("minLength")
+    if isinstance(min_length, int) and len(text) < min_length:
+        text = text.ljust(min_length, ".")
+    return text
