@@ -19,8 +19,7 @@ from agentevals import PromptStep, Run, ScoreRecord, ScoreResult, ScoringEngine,
 from agentevals.redaction import API_KEY, CREDIT_CARD, EMAIL, PHONE, mask, redact_text
 from agentevals.results import JudgeCall, ScoreFailure
 from agentevals.sinks import JsonlSink, MemorySink, RetryPolicy, SQLiteSink
-from agentevals.testing import FakeJudgeServer
-from agentevals.testing import Reply
+from agentevals.testing import FakeJudgeServer, Reply
 
 ADDRESS = "ann.lee@example.com"
 
