@@ -111,7 +111,8 @@ class EngineControl:
     async def _flush_here(self, timeout: float) -> FlushReport:
         return self._report(await self._settle(timeout))
 
-    async def _settle(self, timeout: float) -> bool:
+    async def _settle(self, timeout: float, *, enough: Callable[[], bool] | None = None) -> bool:
+        """Wait until idle (``True``) or ``timeout`` or, if given, ``enough()`` (``False``)."""
         deadline = time.monotonic() + timeout
         if self._keeper is not None:
             await self._keeper.drain()
@@ -125,7 +126,7 @@ class EngineControl:
         try:
             while not self._is_idle():
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if remaining <= 0 or (enough is not None and enough()):
                     return False
                 self._settled.clear()
                 # Woken by _check_settled; the short cap only bounds a wake-up that never comes.
@@ -146,6 +147,8 @@ class EngineControl:
         remote = self._remote_counts()
         dropped += remote.get("dropped_unsent", 0)
         totals = {**self._done, "written": sum(w.written for w in self._workers), "dropped": dropped}
+        if self._forwarder is not None:  # runs the broker refused are in the dead-letter file too
+            totals["dead_lettered"] += self._forwarder.refused
         return {**totals, "published": remote.get("published", 0)}
 
     def _remote_counts(self) -> dict[str, int]:
@@ -174,7 +177,7 @@ class EngineControl:
 
     async def _stop(self, timeout: float) -> FlushReport:
         deadline = time.monotonic() + timeout
-        flushed = await self._settle(timeout)
+        flushed = await self._settle(timeout, enough=self._parked)
         if not flushed and self._forwarder is not None:
             self._forwarder.log_unpublished(timeout, queued=len(self._queue))
         elif not flushed:
@@ -215,6 +218,11 @@ class EngineControl:
         if report.abandoned or report.lost or report.dead_lettered:
             logger.warning("agentevals: engine shut down: %s", report)
         return report
+
+    def _parked(self) -> bool:
+        """Every run left is in the spool and the broker is unreachable: waiting longer only delays the
+        exit (a pod's grace period is short)."""
+        return self._forwarder is not None and not self._queue and self._forwarder.parked
 
     def _abandon_queued(self) -> None:
         """Count the runs still queued as abandoned (without the lock: a signal handler may hold it)."""

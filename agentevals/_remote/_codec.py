@@ -11,12 +11,16 @@ Two message versions, both read by the worker:
   still wait in a queue).
 - ``v`` 2, a batch: ``{"v": 2, "runs": [entry, ...]}``. The forwarder publishes it as JSON *text* (the
   Dramatiq message's one argument), joined from the entries' texts, so a spooled run is never decoded
-  and encoded again.
+  and encoded again. A batch text over ``PACK_OVER`` bytes (only a lone large run gets there) travels
+  packed: ``{"v": 2, "zlib": "<base64 of the zlib-compressed batch text>"}``.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +37,11 @@ ACTOR = "agentevals_score"
 #: The message layout this release writes (a batch); a worker reads this version and older ones.
 VERSION = 2
 SINGLE_VERSION = 1
+#: A batch text longer than this travels packed (compressed); the forwarder's batches stay under it.
+PACK_OVER = 1_000_000
+#: The most a worker unpacks (bytes of JSON): far above any run an agent makes, it bounds a worker's
+#: memory against a message that is not what it claims.
+MAX_UNPACKED = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -97,9 +106,39 @@ def batch_text(entry_texts: Sequence[str]) -> str:
     return f'{{"v":{VERSION},"runs":[{",".join(entry_texts)}]}}'
 
 
+def packed_text(text: str) -> str:
+    """The batch text ``text`` as a packed message (zlib, base64: the message stays JSON text).
+
+    >>> text = batch_text([run_entry_text(Run(run_id="r1", input="hi", output="x" * 5000), [], entity=None)])
+    >>> packed = packed_text(text)
+    >>> len(packed) < len(text), runs_from_message(packed)[0].run.run_id
+    (True, 'r1')
+    """
+    packed = base64.b64encode(zlib.compress(text.encode("utf-8"), 6)).decode("ascii")
+    return f'{{"v":{VERSION},"zlib":"{packed}"}}'
+
+
+def _unpacked(packed: Any) -> Any:
+    """The batch message inside a packed one, as data."""
+    if not isinstance(packed, str):
+        raise ValueError(f"packed run message: 'zlib' must be base64 text; got {type(packed).__name__}")
+    try:
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(base64.b64decode(packed, validate=True), MAX_UNPACKED)
+        if inflater.unconsumed_tail:
+            raise ValueError(f"it unpacks to more than {MAX_UNPACKED:,} bytes")
+        batch = json.loads(data)
+    except (binascii.Error, zlib.error, ValueError) as err:
+        raise ValueError(f"packed run message cannot be unpacked: {err}") from err
+    if not isinstance(batch, Mapping) or "zlib" in batch:
+        raise ValueError("packed run message must hold a batch message")
+    return batch
+
+
 def runs_from_message(payload: Any) -> list[RemoteRun]:
-    """The runs of a message (a batch, as JSON text or data, or a single-run message); a ``ValueError``
-    saying what is wrong when ``payload`` is not such a message or was written by a newer release."""
+    """The runs of a message (a batch, packed or not, as JSON text or data, or a single-run message); a
+    ``ValueError`` saying what is wrong when ``payload`` is not such a message or was written by a newer
+    release."""
     if isinstance(payload, str):
         try:
             payload = json.loads(payload)
@@ -117,6 +156,8 @@ def runs_from_message(payload: Any) -> list[RemoteRun]:
         )
     if version == SINGLE_VERSION:
         return [_entry(payload)]
+    if "zlib" in payload:
+        payload = _unpacked(payload["zlib"])
     entries = payload.get("runs")
     if not isinstance(entries, list):
         raise ValueError(f"batch run message without a 'runs' list (got {type(entries).__name__})")

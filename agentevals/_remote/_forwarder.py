@@ -1,14 +1,17 @@
 """The forwarder: a thread that takes accepted runs from the engine's queue and publishes them, in
 batches, to a Dramatiq queue on RabbitMQ or Redis (the agent's thread never touches the broker). One
 message carries up to ``max_runs`` runs and ``max_message_bytes`` of JSON (one publish, one broker
-confirmation for all of them).
+confirmation for all of them). A run larger than that goes alone, packed (compressed, see the codec), up
+to ``max_packed_bytes``: below RabbitMQ 4's default ``max_message_size`` of 16 MiB (RabbitMQ 3: 128 MiB;
+Redis: 512 MB).
 
 With a spool, runs go to the spool first (that is when they are safe) and leave it once the broker
 confirmed their publish. Without one, the forwarder holds at most one batch in memory and takes the
 next only when that one is out, so while the broker is down runs wait in the engine's bounded queue
 (its overflow counted as dropped). A broker outage is retried with backoff, and logged once. A message
 the broker refuses for good (too large, say) is tried ``_REFUSALS`` times, then split in halves until
-the refused run is alone; that run goes to the engine's dead-letter file, counted as dropped.
+the refused run is alone; that run goes to the engine's dead-letter file, counted as dropped and
+``refused`` (which makes the flush report falsy).
 With a ``mask`` (the engine's ``redact=``), each run's texts are masked here before it is encoded.
 """
 
@@ -27,7 +30,7 @@ from urllib.parse import urlsplit
 
 from agentevals._engine._deferred import DeferredRun
 from agentevals._redact import Masker, redact_text
-from agentevals._remote._codec import ACTOR, batch_text, run_entry_text
+from agentevals._remote._codec import ACTOR, PACK_OVER, batch_text, packed_text, run_entry_text
 from agentevals._remote._refusal import MessageTooLarge, dead_letter_run, refused_for_good
 from agentevals._remote._run_mask import masked_run
 from agentevals._remote._spool import Spool
@@ -45,7 +48,8 @@ _HEARTBEAT = 5.0  # seconds between spool heartbeats
 _ADOPT_EVERY = 15.0  # seconds between looks for the spooled runs of engines that died
 _INTAKE_ROUNDS = 8  # batches taken into the spool before the next publish
 MAX_RUNS = 256  # runs in one message
-MAX_MESSAGE_BYTES = 1_000_000  # JSON text of one message (one larger run goes alone, or is refused)
+MAX_MESSAGE_BYTES = PACK_OVER  # JSON text of one message (one larger run goes alone, packed)
+MAX_PACKED_BYTES = 16_000_000  # a packed message: under RabbitMQ 4's default limit of 16 MiB
 _REFUSALS = 3  # attempts of a message refused for good before it is split
 _NOISY_LOGGERS = (  # they log each failed connection attempt at ERROR: one warning per outage is ours
     "pika.adapters.utils.connection_workflow",
@@ -118,8 +122,9 @@ class Forwarder:
 
     Counters (written only by the forwarder's thread): ``published`` (confirmed by the broker),
     ``spooled`` (written to the spool), ``recovered`` (found in the spool, left by an engine that
-    died), ``dropped`` (spool full, the run could not be built, or the broker refused it for good);
-    ``waiting`` is what it holds now.
+    died), ``dropped`` (spool full, the run could not be built, or the broker refused it for good),
+    ``refused`` (of those, the runs the broker refused, in the dead-letter file); ``waiting`` is what it
+    holds now.
     """
 
     def __init__(
@@ -148,9 +153,10 @@ class Forwarder:
         self._mask = mask
         self.max_runs = MAX_RUNS
         self.max_message_bytes = MAX_MESSAGE_BYTES
+        self.max_packed_bytes = MAX_PACKED_BYTES
         self._refusals = 0  # failed attempts of the first message, refused for good
         self._split: int | None = None  # while isolating a refused run: the runs per message
-        self.published = self.spooled = self.recovered = self.dropped = 0
+        self.published = self.spooled = self.recovered = self.dropped = self.refused = 0
         self._held: list[_Ready] = []  # memory mode: the batch being published
         self._in_hand = 0  # taken from the engine's queue, not yet held or spooled
         self._taking = False
@@ -178,6 +184,17 @@ class Forwarder:
     def idle(self) -> bool:
         """Nothing taken over is waiting to be published."""
         return not self._taking and self.waiting == 0
+
+    @property
+    def parked(self) -> bool:
+        """The broker is unreachable and everything taken over is in the spool: a shutdown need not
+        wait (the next start on the spool publishes it)."""
+        return (
+            self._spool is not None
+            and self._outage_since is not None
+            and not self._taking
+            and not self._in_hand
+        )
 
     def wake(self) -> None:
         """Runs were queued: take them."""
@@ -208,8 +225,18 @@ class Forwarder:
         return abandoned
 
     def log_unpublished(self, timeout: float, *, queued: int) -> None:
-        """A shutdown ran out of time with ``queued`` runs still in the engine's queue: say what is
-        left, and where it goes."""
+        """A shutdown ran out of time (or left early, the broker unreachable) with ``queued`` runs still
+        in the engine's queue: say what is left, and where it goes."""
+        if self.parked and not queued:
+            assert self._spool is not None
+            logger.warning(
+                "agentevals: shutting down with broker %s unreachable; %d run(s) not published stay in "
+                "spool %r for the next start",
+                display_address(self.url),
+                self.waiting,
+                str(self._spool.path),
+            )
+            return
         if self._spool is not None:
             where = f"{self.waiting} stay in spool {str(self._spool.path)!r} for the next start"
             if queued:
@@ -387,10 +414,12 @@ class Forwarder:
 
         text = batch_text([r.text for r in batch])
         if len(text) > self.max_message_bytes:  # only a lone run can be: _next_batch keeps to the bound
-            raise MessageTooLarge(
-                f"its message is {len(text):,} bytes of JSON, over the forwarder's limit of "
-                f"{self.max_message_bytes:,} bytes"
-            )
+            text = packed_text(text)
+            if len(text) > self.max_packed_bytes:
+                raise MessageTooLarge(
+                    f"its message is {len(text):,} bytes compressed, over the forwarder's limit of "
+                    f"{self.max_packed_bytes:,} bytes"
+                )
         message: dramatiq.Message[Any] = dramatiq.Message(
             queue_name=batch[0].queue,
             actor_name=ACTOR,
@@ -423,6 +452,7 @@ class Forwarder:
             reason=reason,
         )
         self._refusals, self._split = 0, None
+        self.refused += 1
         self._count_dropped(
             1,
             f"the broker refuses it for good ({reason}); written to dead-letter file "

@@ -17,7 +17,7 @@ _PASSING_REDIS_ERRORS = ("OOM", "LOADING", "BUSY", "READONLY", "MASTERDOWN", "TR
 
 
 class MessageTooLarge(Exception):
-    """One run's message alone is larger than the forwarder's ``max_message_bytes``."""
+    """One run's message alone, compressed, is larger than the forwarder's ``max_packed_bytes``."""
 
 
 def refused_for_good(err: BaseException) -> bool:

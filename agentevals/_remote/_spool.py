@@ -4,17 +4,26 @@ Several processes may share one spool file (e.g. the workers of a web server). E
 rows it wrote; rows whose owner died (its process is gone, or its heartbeat is older than
 ``STALE_AFTER``) are adopted by the next engine that looks, so a process killed after acceptance has
 its runs published by the next start on the same path.
+
+A damaged spool file (a disk fault, a truncated copy; still a SQLite file by its header) is moved
+aside as ``<name>.corrupt-<UTC time>``; the runs that can still be read from it go to a new spool, as
+orphans the next engine adopts, and one WARNING names both files and counts what was salvaged and lost.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import socket
 import sqlite3
 import time
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+
+logger = logging.getLogger("agentevals.engine")
 
 #: Seconds without a heartbeat after which another engine adopts an owner's rows.
 STALE_AFTER = 60.0
@@ -27,6 +36,12 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS agentevals_spool_owners (owner TEXT PRIMARY KEY, host TEXT NOT NULL, "
     "pid INTEGER NOT NULL, heartbeat REAL NOT NULL)",
 )
+#: SQLite primary result codes of a damaged file: SQLITE_CORRUPT, SQLITE_NOTADB.
+_DAMAGE_CODES = (11, 26)
+#: The owner of salvaged rows: no engine, so the next one to look adopts them.
+_SALVAGED = "salvaged"
+#: Queries a salvage may make to read around damaged pages (each one fails or reads fast).
+_SALVAGE_QUERIES = 100_000
 
 
 @dataclass(frozen=True)
@@ -138,9 +153,20 @@ class Spool:
         self.close()
 
 
+class _Damaged(Exception):
+    """The spool file is damaged (what SQLite or its integrity check said)."""
+
+
 def open_spool(path: Path) -> sqlite3.Connection:
     """A connection to the spool at ``path`` (made if absent), WAL, with its tables; a ``ValueError``
-    saying why when the file cannot be a spool."""
+    saying why when the file cannot be a spool. A damaged file is replaced (see the module docstring)."""
+    try:
+        return _connected(path)
+    except _Damaged as damage:
+        return _salvaged(path, str(damage))
+
+
+def _connected(path: Path) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
     except sqlite3.Error as err:
@@ -152,13 +178,132 @@ def open_spool(path: Path) -> sqlite3.Connection:
         with conn:
             for statement in _SCHEMA:
                 conn.execute(statement)
+        # Once per start: a damaged page would otherwise fail the forwarder over and over, later.
+        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)")]
+        if problems != ["ok"]:
+            raise _Damaged("; ".join(problems))
     except sqlite3.Error as err:
         conn.close()
+        code = getattr(err, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF in _DAMAGE_CODES and _is_sqlite(path):
+            raise _Damaged(str(err)) from err
         raise ValueError(
             f"spool {str(path)!r} is not a writable SQLite file ({err}); pass a path in a writable "
             "directory, e.g. spool='agentevals-spool.db'"
         ) from err
+    except _Damaged:
+        conn.close()
+        raise
     return conn
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether ``path`` starts as a SQLite file does: anything else was never a spool (a wrong path),
+    and is left alone."""
+    try:
+        with path.open("rb") as file:
+            return file.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _salvaged(path: Path, damage: str) -> sqlite3.Connection:
+    """Move the damaged spool at ``path`` aside and start a new one holding the runs read from it."""
+    rows, total = _readable_rows(path)
+    aside = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC):%Y%m%dT%H%M%S.%fZ}")
+    for suffix in ("", "-wal", "-shm"):  # the WAL may hold the newest runs: it goes along
+        part = Path(f"{path}{suffix}")
+        if part.exists():
+            part.rename(f"{aside}{suffix}")
+    conn = _connected(path)
+    with conn:
+        conn.executemany(
+            "INSERT INTO agentevals_spool (message_id, queue, payload, owner, spooled_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(*row, _SALVAGED, spooled_at) for row, spooled_at in rows],
+        )
+    lost = (
+        f"{total - len(rows)} lost" if total is not None and total >= len(rows)
+        else "those in its damaged part are lost (their number cannot be read)"
+    )  # fmt: skip
+    logger.warning(
+        "agentevals: spool %r is damaged (%s); moved it aside to %r and started a new spool there: "
+        "%d run(s) salvaged into it (published once the broker takes them), %s",
+        str(path),
+        damage,
+        str(aside),
+        len(rows),
+        lost,
+    )
+    return conn
+
+
+def _readable_rows(path: Path) -> tuple[list[tuple[tuple[str, str, str], float]], int | None]:
+    """The rows of a damaged spool that can still be read (each entry's JSON intact), and how many rows
+    it held, when that can be read."""
+    found: dict[int, tuple[tuple[str, str, str], float]] = {}
+    try:
+        conn = sqlite3.connect(path, isolation_level=None)
+    except sqlite3.Error:
+        return [], None
+    try:
+        conn.execute("PRAGMA writable_schema=ON")  # reads the schema past some damage (read only here)
+        try:
+            (last,) = conn.execute(
+                "SELECT seq FROM sqlite_sequence WHERE name = 'agentevals_spool'"
+            ).fetchone()
+        except (sqlite3.Error, TypeError):
+            last = 2**63 - 1
+        _read_range(conn, 1, int(last), found, budget=[_SALVAGE_QUERIES])
+        try:
+            total: int | None = int(conn.execute("SELECT COUNT(*) FROM agentevals_spool").fetchone()[0])
+        except sqlite3.Error:
+            total = None
+    except sqlite3.Error:  # not even the schema can be read
+        total = None
+    finally:
+        conn.close()
+    return [found[seq] for seq in sorted(found)], total
+
+
+def _read_range(
+    conn: sqlite3.Connection,
+    low: int,
+    high: int,
+    found: dict[int, tuple[tuple[str, str, str], float]],
+    *,
+    budget: list[int],
+) -> None:
+    """Read the rows with ``low <= seq <= high`` into ``found``; past a damaged page, the rest of the
+    range is read in halves, so only the rows of the damaged pages are lost (within ``budget`` queries)."""
+    while low <= high and budget[0] > 0:
+        budget[0] -= 1
+        try:
+            for seq, message_id, queue, payload, spooled_at in conn.execute(
+                "SELECT seq, message_id, queue, payload, spooled_at FROM agentevals_spool "
+                "WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                (low, high),
+            ):
+                if _intact(payload):
+                    found[seq] = ((str(message_id), str(queue), payload), float(spooled_at))
+                low = seq + 1
+            return
+        except sqlite3.Error:
+            if low == high:
+                return  # this row is lost
+            middle = (low + high) // 2
+            _read_range(conn, low, middle, found, budget=budget)
+            low = middle + 1
+
+
+def _intact(payload: object) -> bool:
+    if not isinstance(payload, str):
+        return False
+    try:
+        json.loads(payload)
+    except ValueError:
+        return False
+    return True
 
 
 def _alive(pid: int) -> bool:

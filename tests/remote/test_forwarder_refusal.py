@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +35,17 @@ def test_a_run_over_the_message_size_limit_is_dead_lettered_and_the_rest_publish
         spool=tmp_path / "spool.db" if spooled else None,
     )
     assert engine._forwarder is not None
-    engine._forwarder.max_message_bytes = 4_000  # a limit the test can reach: ~300 bytes a small run
+    # Limits the test can reach: ~300 bytes a small run; the huge one (hex) stays large compressed.
+    engine._forwarder.max_message_bytes = engine._forwarder.max_packed_bytes = 4_000
     small = [f"r{i}" for i in range(40)]
     with caplog.at_level(logging.WARNING, logger="agentevals.engine"):
         for i, run_id in enumerate(small):
             engine.submit(Run(run_id=run_id, input="q", output="a"))
             if i == 20:
-                engine.submit(Run(run_id="huge", input="q", output="x" * 10_000))
+                engine.submit(Run(run_id="huge", input="q", output=secrets.token_hex(10_000)))
         report = engine.flush(30)
     assert report.completed
+    assert not report and report.dead_lettered == 1  # the refused run makes the report falsy
     published = broker.drain_runs(queue_name)
     assert [remote.run.run_id for remote in published] == small  # in order, each once, none blocked
     stats = engine.stats()
@@ -127,3 +130,40 @@ def test_an_outage_is_retried_not_dead_lettered(rabbitmq: Broker, queue_name: st
     assert (stats.dropped_unsent, stats.forwarding) == (0, 10)
     assert not dead.exists()
     engine.shutdown(1)
+
+
+def test_replay_with_a_broker_publishes_the_refused_runs(
+    broker: Broker, queue_name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentevals.cli import main
+
+    dead = tmp_path / "dead.jsonl"
+    engine = ScoringEngine([_SCORER], broker=broker.url, broker_queue=queue_name, dead_letter=dead)
+    assert engine._forwarder is not None
+    engine._forwarder.max_message_bytes = engine._forwarder.max_packed_bytes = 4_000
+    large = secrets.token_hex(10_000)
+    engine.submit(Run(run_id="huge", input="q", output=large))
+    assert engine.flush(30).dead_lettered == 1
+    engine.shutdown()
+
+    # The cause fixed (here: the default limits), the run goes to the queue it was refused on.
+    assert main(["replay", str(dead), "--broker", broker.url]) == 0
+    assert "published 1 runs" in capsys.readouterr().out
+    (remote,) = broker.drain_runs(queue_name)
+    assert (remote.run.run_id, remote.run.output_text, remote.scorer_keys) == ("huge", large, ("s",))
+    assert not dead.exists()
+
+
+def test_replay_keeps_the_runs_when_the_broker_is_down(
+    rabbitmq: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentevals._remote._codec import run_entry_text
+    from agentevals._remote._refusal import dead_letter_run
+    from agentevals.cli import main
+
+    dead = tmp_path / "dead.jsonl"
+    entry = run_entry_text(Run(run_id="r1", input="q", output="a"), ["s"], entity=None)
+    dead_letter_run(dead, broker="amqp://h/", queue="agentevals", entry_text=entry, reason="refused")
+    assert main(["replay", str(dead), "--broker", rabbitmq.url_via(1)]) == 1
+    assert "1 run(s) kept" in capsys.readouterr().err
+    assert len(dead.read_text(encoding="utf-8").splitlines()) == 1

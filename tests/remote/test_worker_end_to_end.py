@@ -12,6 +12,7 @@ from agentevals_langchain import ScoringMiddleware
 from agentevals_langchain.testing import ScriptedChatModel
 from langchain.agents import create_agent
 from worker_helpers import (  # noqa: F401  (fixtures)
+    LENGTH_RANGE,
     SCORERS,
     broker_url,
     queue,
@@ -80,4 +81,4 @@ def test_agent_to_worker_to_sqlite_and_postgres(
     pg, pg_runs = _pg_rows(postgres.url, [str(i) for i in ids])
     assert pg_runs == len(ids)
     assert {(r[0], r[1], r[2]) for r in pg} == expected
-    assert {(r[1], r[3]) for r in pg} == {("length", float(len("SUNNY IN PARIS"))), ("shout", 1.0)}
+    assert {(r[1], r[3]) for r in pg} == {("length", len("SUNNY IN PARIS") / LENGTH_RANGE), ("shout", 1.0)}

@@ -34,8 +34,7 @@ from agentevals._remote._worker import WorkerApp
 from agentevals._remote._worker_gate import WorkerGate
 from agentevals._remote._worker_setup import WorkerConfig
 from agentevals.sinks import SQLiteSink
-from agentevals.testing import FakeJudgeServer
-from agentevals.testing._fake_judge import ChatRequest
+from agentevals.testing import ChatRequest, FakeJudgeServer
 
 
 class _InFlight:

@@ -40,8 +40,7 @@ from agentevals._remote._worker_gate import LimitsUnavailable
 from agentevals._remote._worker_setup import WorkerConfig
 from agentevals.engine import Breaker, ScorerEntry
 from agentevals.redaction import EMAIL, mask
-from agentevals.testing import FakeJudge, FakeJudgeServer, Reply
-from agentevals.testing._fake_judge import ChatRequest
+from agentevals.testing import ChatRequest, FakeJudge, FakeJudgeServer, Reply
 
 MODEL = "openai/gpt-4o-mini"
 

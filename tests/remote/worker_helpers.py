@@ -31,6 +31,9 @@ HERE = Path(__file__).parent
 REPO = HERE.parent.parent
 
 
+LENGTH_RANGE = 1_000_000  # the length scorer's declared range: its stored score is length / LENGTH_RANGE
+
+
 def _length(run: Run, **_: Any) -> float:
     return float(len(run.output_text))
 
@@ -50,7 +53,7 @@ def _poison(run: Run, **_: Any) -> float:
 
 #: The collection the worker subprocesses load: ``--scorers worker_helpers:SCORERS``.
 SCORERS = {
-    "length": create_scorer(id="length").generate_score(_length),
+    "length": create_scorer(id="length", score_range=(0, LENGTH_RANGE)).generate_score(_length),
     "shout": create_scorer(id="shout").generate_score(_shout),
     "poison": create_scorer(id="poison").generate_score(_poison),
     "slow": create_scorer(id="slow").generate_score(_slow),
