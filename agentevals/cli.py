@@ -8,6 +8,7 @@ Example: ``agentevals eval data.jsonl --target app:agent --scorer exact_match --
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -15,13 +16,14 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from agentevals._scorer import Scorer
 
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
+BROKEN_PIPE = 141  # the shell's code for a process whose reader closed the pipe (128 + SIGPIPE)
 
 
 class UsageError(Exception):
@@ -35,8 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _demo(argparse.Namespace(command="demo", rest=args_list[1:]))
     parser = _parser()
     try:
-        args = parser.parse_args(args_list)
-    except SystemExit as exit:  # argparse: --help (0) or a usage error (2)
+        args, unknown = parser.parse_known_args(args_list)
+        if unknown:
+            _unrecognized(parser, args.command, unknown)
+    except SystemExit as exit:  # argparse: --help or --version (0) or a usage error (2)
         return exit.code if isinstance(exit.code, int) else 2
     if args.command is None:
         parser.print_help()
@@ -46,11 +50,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"agentevals {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (`agentevals export | head`): stop quietly
+        _discard_stdout()
+        return BROKEN_PIPE
     return code
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None, unknown: list[str]) -> NoReturn:
+    """Exit 2 naming the arguments no option of ``command`` takes, with the options close to each."""
+    target = _subparsers(parser).get(command or "", parser)
+    options = [o for action in target._actions for o in action.option_strings]
+    hints = [
+        f"{arg} (did you mean {' or '.join(close)}?)"
+        if arg.startswith("-") and (close := difflib.get_close_matches(arg.partition("=")[0], options, n=2))
+        else arg
+        for arg in unknown
+    ]
+    target.error(f"unrecognized arguments: {' '.join(hints)}")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail on the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentevals", description="Evaluate LLM agents and chains.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(
         dest="command", metavar="{demo,eval,report,replay,rescore,export,worker,view}"
     )
@@ -69,12 +104,16 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME[:JSON]",
         help='a prebuilt scorer id with its options (exact_match, regex:{"pattern":"^a"}) or module:object',
     )
+    _add_judge_argument(ev)
     ev.add_argument("--concurrency", type=int, default=4)
     ev.add_argument("--repeats", type=int, default=1)
     ev.add_argument(
         "--threshold", action="append", default=[], metavar="SCORER=MIN", help="e.g. exact_match=0.7"
     )
-    ev.add_argument("--db", help="also store every record in this SQLite file")
+    ev.add_argument(
+        "--db", help="also store every record here: a SQLite file, a postgresql:// URL or a .jsonl file"
+    )
+    ev.add_argument("--table", default="agentevals_scores", help="the store's scores table")
     ev.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     ev.add_argument("--no-progress", action="store_true")
     ev.add_argument("--html", metavar="FILE", help="also write an HTML report of this run to FILE")
@@ -105,6 +144,14 @@ def _parser() -> argparse.ArgumentParser:
         "--db", default="agentevals.db", help="a SQLite file, a postgresql:// URL or a .jsonl file"
     )
     rp.add_argument("--table", default="agentevals_scores")
+    rp.add_argument(
+        "--broker",
+        metavar="URL",
+        help="also publish the runs a broker refused (its lines with run_entry) through this broker",
+    )
+    rp.add_argument(
+        "--queue", help="with --broker: publish to this queue, not the one each run was refused on"
+    )
     rp.set_defaults(handler=_replay)
 
     rs = sub.add_parser("rescore", help="score stored runs with new scorers, into the same store")
@@ -112,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument(
         "--scorer", action="append", required=True, metavar="NAME[:JSON]", help="as for eval; repeatable"
     )
+    _add_judge_argument(rs)
     rs.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
     rs.add_argument("--entity", help="only the runs of this agent or chain")
     rs.add_argument("--limit", type=int, help="only the newest N runs")
@@ -132,6 +180,11 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("--entity", help="only the records of this agent or chain")
     ex.add_argument("--table", default="agentevals_scores")
     ex.add_argument("--output", metavar="FILE", help="write to FILE (default: stdout)")
+    ex.add_argument(
+        "--no-csv-escape",
+        action="store_true",
+        help="write CSV text cells as stored, even those a spreadsheet runs as formulas (=, +, -, @)",
+    )
     ex.set_defaults(handler=_export)
 
     from agentevals._remote._worker_cli import add_worker_arguments
@@ -146,6 +199,23 @@ def _parser() -> argparse.ArgumentParser:
     add_view_arguments(vw)
     vw.set_defaults(handler=_view)
     return parser
+
+
+def _add_judge_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--judge",
+        metavar="MODEL",
+        help="the model of the LLM-judged scorers that name none (a LiteLLM model, e.g. openai/gpt-4o-mini)",
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentevals-core")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "(not installed)"
 
 
 # -- demo -------------------------------------------------------------------------------------------
@@ -179,12 +249,7 @@ def _eval(args: argparse.Namespace) -> int:
     from agentevals.evals import run_evals
 
     target = load_object(args.target, "--target")
-    scorers = [load_scorer(spec) for spec in args.scorer]
-    for scorer in scorers:  # a judge without its key fails here, not once per item
-        try:
-            scorer.check()
-        except ValueError as err:
-            raise UsageError(f"scorer {scorer.id!r}: {err}") from err
+    scorers = _scorers(args)
     thresholds = _thresholds(args.threshold)
     scratch = None
     if args.html and not args.db:  # the HTML report reads the run's records back from a store
@@ -194,9 +259,12 @@ def _eval(args: argparse.Namespace) -> int:
         args.db = str(Path(scratch.name) / "eval.db")
     sinks: list[Any] = []
     if args.db:
-        from agentevals.sinks import SQLiteSink
+        from agentevals._store import store_sink
 
-        sinks.append(_checked(SQLiteSink(args.db)))
+        try:
+            sinks.append(_checked(store_sink(args.db, table=args.table)))
+        except ValueError as err:  # a bad --table
+            raise UsageError(str(err)) from err
     try:
         result = run_evals(
             args.dataset,
@@ -207,6 +275,7 @@ def _eval(args: argparse.Namespace) -> int:
             thresholds=thresholds,
             sinks=sinks,
             progress=not args.no_progress,
+            name=_target_entity(target, args.target),
         )
     except (ValueError, TypeError) as err:
         raise UsageError(str(err)) from err
@@ -228,6 +297,26 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"agentevals eval: interrupted after {done} of {total} runs", file=sys.stderr)
         return INTERRUPTED
     return 0 if result.passed else 1
+
+
+def _scorers(args: argparse.Namespace) -> list[Scorer]:
+    """The ``--scorer`` scorers, checked: a judge without its key fails here, not once per item."""
+    scorers = [load_scorer(spec, judge=args.judge) for spec in args.scorer]
+    for scorer in scorers:
+        try:
+            scorer.check()
+        except ValueError as err:
+            raise UsageError(f"scorer {scorer.id!r}: {err}") from err
+    return scorers
+
+
+def _target_entity(target: Any, spec: str) -> str:
+    """The name the records give the target: its own when it has one, else the attribute ``--target``
+    names (a graph compiled without ``name=`` is called "LangGraph", a chain by its class)."""
+    own = getattr(target, "name", None)
+    if isinstance(own, str) and own and own != "LangGraph":
+        return own
+    return spec.rpartition(":")[2].rpartition(".")[2]
 
 
 def _checked(sink: Any) -> Any:
@@ -267,7 +356,10 @@ def _result_json(result: Any) -> dict[str, Any]:
         "scores": result.scores,
         "total_items": summary.total_items,
         "total_runs": summary.total_runs,
-        "failed_items": summary.failed_items,
+        "passed_runs": summary.passed_runs,
+        "errored_runs": summary.errored_runs,
+        "below_threshold_runs": summary.below_threshold_runs,
+        "pass_rate": summary.pass_rate,
         "scorers": {
             key: {
                 "mean": s.mean,
@@ -277,6 +369,7 @@ def _result_json(result: Any) -> dict[str, Any]:
                 "count": s.count,
                 "errors": s.errors,
                 "pass_rate": s.pass_rate,
+                "passes": s.passes,
                 "passed": s.passed,
             }
             for key, s in summary.scorers.items()
@@ -318,10 +411,12 @@ def _module_from_file(path: Path) -> Any:
     return module
 
 
-def load_scorer(spec: str) -> Scorer:
+def load_scorer(spec: str, judge: str | None = None) -> Scorer:
     """``NAME``, ``NAME:{json options}``, ``module:object`` or ``module:object:{json options}``.
 
-    A factory is called with the options as keyword arguments; a scorer object takes no options.
+    A factory is called with the options as keyword arguments; a scorer object takes no options. A
+    factory with a ``model`` parameter (an LLM judge) gets ``judge`` (``--judge``) unless the options
+    name a model.
     """
     head, sep, options_text = spec.partition(":{")
     options: dict[str, Any] = {}
@@ -339,8 +434,18 @@ def load_scorer(spec: str) -> Scorer:
         return obj
     if not callable(obj):
         raise UsageError(f"--scorer {spec!r}: {head!r} is neither a Scorer nor a factory returning one")
-    if options and not inspect.signature(obj).parameters:
+    parameters = _parameters(obj)
+    if options and not parameters:
         raise UsageError(f"--scorer {spec!r}: {head!r} takes no options")
+    if "model" in parameters and "model" not in options:
+        if judge is not None:
+            options["model"] = judge
+        elif parameters["model"].default is inspect.Parameter.empty:
+            raise UsageError(
+                f"--scorer {spec!r}: {head!r} is an LLM judge and needs a model: add --judge MODEL "
+                f"(e.g. --judge openai/gpt-4o-mini) or give it in the options: "
+                f'{head}:{{"model": "openai/gpt-4o-mini"}}'
+            )
     try:
         scorer = obj(**options)
     except TypeError as err:
@@ -348,6 +453,13 @@ def load_scorer(spec: str) -> Scorer:
     if not isinstance(scorer, Scorer):
         raise UsageError(f"--scorer {spec!r}: {head!r} returned {type(scorer).__name__}, not a Scorer")
     return scorer
+
+
+def _parameters(factory: Any) -> Mapping[str, inspect.Parameter]:
+    try:
+        return inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a callable without a signature (a builtin): no options known
+        return {}
 
 
 def _prebuilt(name: str) -> Any:
@@ -362,8 +474,10 @@ def _prebuilt(name: str) -> Any:
             f"--scorer {name}: use the scorer id {FACTORY_NAMES[id]!r}", DeprecationWarning, stacklevel=2
         )
         return SCORERS[FACTORY_NAMES[id]]
+    close = difflib.get_close_matches(id, list(SCORERS), n=3)
+    hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
     raise UsageError(
-        f"unknown scorer {name!r}; prebuilt scorers: {', '.join(SCORERS)} (or use module:object)"
+        f"unknown scorer {name!r}; {hint}prebuilt scorers: {', '.join(SCORERS)} (or use module:object)"
     )
 
 
@@ -417,21 +531,51 @@ def _view(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    """Exit 1 when a line stays in the file: a record the store refused, or a line it cannot replay."""
     from agentevals._store import display_address, store_sink
-    from agentevals.sinks import replay
+    from agentevals._sync import run_sync
+    from agentevals.sinks._replay import replay_file
 
     if not Path(args.deadletter).is_file():
         raise UsageError(f"no dead-letter file at {args.deadletter!r}")
+    if args.queue is not None and args.broker is None:
+        raise UsageError("--queue goes with --broker URL")
+    status = _republish(args) if args.broker is not None else 0
+    if not Path(args.deadletter).is_file():  # it held only runs, now published
+        return status
     try:
         sink = _checked(store_sink(args.db, table=args.table))
     except ValueError as err:  # a bad --table
         raise UsageError(str(err)) from err
     try:
-        delivered = replay(args.deadletter, sink)
+        outcome = run_sync(replay_file(args.deadletter, sink))
     finally:
         _close(sink)
-    print(f"replayed {delivered} records into {display_address(args.db)}")
-    return 0
+    print(f"replayed {outcome.delivered} records into {display_address(args.db)}")
+    if outcome.undelivered:
+        print(f"{outcome.undelivered} record(s) kept in {args.deadletter}: the store failed (see above)",
+              file=sys.stderr)  # fmt: skip
+        status = 1
+    for number, why in outcome.unread[:20]:
+        print(f"{args.deadletter}:{number}: kept, not replayed: {why}", file=sys.stderr)
+    if len(outcome.unread) > 20:
+        print(f"... and {len(outcome.unread) - 20} more line(s) kept", file=sys.stderr)
+    return 1 if outcome.unread else status
+
+
+def _republish(args: argparse.Namespace) -> int:
+    from agentevals._remote._republish import republish
+    from agentevals._store import display_address
+
+    try:
+        done = republish(args.deadletter, args.broker, queue=args.queue)
+    except ValueError as err:
+        raise UsageError(f"--broker: {err}") from err
+    print(f"published {done.published} runs through {display_address(args.broker)}")
+    if done.error is None:
+        return 0
+    print(f"{done.kept} run(s) kept in {args.deadletter}: the broker failed ({done.error})", file=sys.stderr)
+    return 1
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -444,17 +588,20 @@ def _export(args: argparse.Namespace) -> int:
         store = open_store(args.db, table=args.table)
     except ValueError as err:
         raise UsageError(str(err)) from err
+    options: dict[str, Any] = {
+        "format": args.format,
+        "since": since,
+        "scorer": args.scorer,
+        "entity": args.entity,
+        "csv_escape": not args.no_csv_escape,
+    }
     try:
         if args.output is None:
-            count = export(
-                store, sys.stdout, format=args.format, since=since, scorer=args.scorer, entity=args.entity
-            )
+            count = export(store, sys.stdout, **options)
         else:
             try:
                 with open(args.output, "w", encoding="utf-8", newline="") as out:
-                    count = export(
-                        store, out, format=args.format, since=since, scorer=args.scorer, entity=args.entity
-                    )
+                    count = export(store, out, **options)
             except OSError as err:
                 raise UsageError(f"--output: {err}") from err
             print(f"exported {count} records to {args.output}", file=sys.stderr)
@@ -473,12 +620,7 @@ def _rescore(args: argparse.Namespace) -> int:
         raise UsageError(f"--limit {args.limit}: expected a number of runs, 0 or more")
     if args.concurrency < 1:
         raise UsageError(f"--concurrency {args.concurrency}: expected 1 or more")
-    scorers = [load_scorer(spec) for spec in args.scorer]
-    for scorer in scorers:  # a judge without its key fails here, not once per run
-        try:
-            scorer.check()
-        except ValueError as err:
-            raise UsageError(f"scorer {scorer.id!r}: {err}") from err
+    scorers = _scorers(args)
     try:
         since = parse_since(args.since) if args.since else None
     except ValueError as err:

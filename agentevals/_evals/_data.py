@@ -50,29 +50,35 @@ class EvalItem:
     turns: tuple[Any, ...] | None = None
 
     @classmethod
-    def of(cls, raw: Any, *, index: int) -> EvalItem:
-        """Validate one raw item (a mapping with ``input`` and optional fields, snake or camelCase)."""
+    def of(cls, raw: Any, *, index: int, where: str | None = None) -> EvalItem:
+        """Validate one raw item (a mapping with ``input`` and optional fields, snake or camelCase).
+
+        ``where`` names the item in errors (default ``"at index N"``; a file's items: ``"at
+        data.jsonl:3"``).
+        """
+        where = where or f"at index {index}"
         if not isinstance(raw, Mapping):
             raise ValueError(
-                f"Invalid data item at index {index}: expected a mapping like "
+                f"Invalid data item {where}: expected a mapping like "
                 f"{{'input': ..., 'ground_truth': ...}}, got {type(raw).__name__}"
             )
+        found = sorted(str(k) for k in raw)
         given = [k for k in ("input", "inputs", "turns") if k in raw]
         if not given:
             raise ValueError(
-                f"Invalid data item at index {index}: must have an 'input' key "
-                "(or 'inputs' / 'turns': a list of user turns, for a multi-turn item)"
+                f"Invalid data item {where}: must have an 'input' key "
+                f"(or 'inputs' / 'turns': a list of user turns, for a multi-turn item); keys found: {found}"
             )
         if len(given) > 1:
             raise ValueError(
-                f"Invalid data item at index {index}: give one of {given}, not both ('input' is one "
+                f"Invalid data item {where}: give one of {given}, not both ('input' is one "
                 "call of the target, 'inputs' / 'turns' the user turns of a multi-turn item)"
             )
         unknown = sorted(str(k) for k in raw if k not in _ALIASES)
         if unknown:
             raise ValueError(
-                f"Invalid data item at index {index}: unknown key(s) {unknown}; "
-                f"allowed keys are {sorted(set(_ALIASES))}"
+                f"Invalid data item {where}: unknown key(s) {unknown}; "
+                f"allowed keys are {sorted(set(_ALIASES))}; keys found: {found}"
             )
         fields = {_ALIASES[str(k)]: v for k, v in raw.items()}
         for name in ("request_context", "metadata"):
@@ -81,24 +87,23 @@ class EvalItem:
                 fields[name] = {}
             elif not isinstance(value, Mapping):
                 raise ValueError(
-                    f"Invalid data item at index {index}: {name!r} must be a mapping, "
-                    f"got {type(value).__name__}"
+                    f"Invalid data item {where}: {name!r} must be a mapping, got {type(value).__name__}"
                 )
             else:
                 fields[name] = dict(value)
         if fields.get("id") is not None:
             fields["id"] = str(fields["id"])
         if "turns" in fields:
-            fields["turns"] = _turns(fields["turns"], index)
+            fields["turns"] = _turns(fields["turns"], where)
             fields["input"] = list(fields["turns"])
         return cls(index=index, **fields)
 
 
-def _turns(value: Any, index: int) -> tuple[Any, ...]:
+def _turns(value: Any, where: str) -> tuple[Any, ...]:
     """The user turns of a multi-turn item: a non-empty list of strings or user message dicts."""
     if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable) or not list(value):
         raise ValueError(
-            f"Invalid data item at index {index}: 'inputs' / 'turns' must be a non-empty array of user "
+            f"Invalid data item {where}: 'inputs' / 'turns' must be a non-empty array of user "
             f"turns (strings or {{'role': 'user', 'content': ...}} messages), got {value!r:.80}"
         )
     turns = tuple(value)
@@ -107,7 +112,7 @@ def _turns(value: Any, index: int) -> tuple[Any, ...]:
             continue
         if not (isinstance(turn, Mapping) and turn.get("role", "user") in ("user", "human")):
             raise ValueError(
-                f"Invalid data item at index {index}: each turn must be a string or a user message "
+                f"Invalid data item {where}: each turn must be a string or a user message "
                 f"{{'role': 'user', 'content': ...}}, got {turn!r:.80}"
             )
     return turns
@@ -116,16 +121,20 @@ def _turns(value: Any, index: int) -> tuple[Any, ...]:
 def load_items(data: Iterable[Any] | str | os.PathLike[str]) -> list[EvalItem]:
     """Validate inline items, or load them from a ``.jsonl``/``.json``/``.csv``/``.yaml`` file.
 
-    Raises ``ValueError`` for an empty dataset or an item without ``input``.
+    Raises ``ValueError`` for an empty dataset or an item without ``input`` (a file's item named by
+    the file and its 1-based line, or its position in a JSON or YAML list).
     """
-    raw = load_file(data) if isinstance(data, str | os.PathLike) else list(data)
-    if not raw:
+    located: list[tuple[str | None, Any]] = (
+        list(load_file(data)) if isinstance(data, str | os.PathLike) else [(None, item) for item in data]
+    )
+    if not located:
         raise ValueError("Failed to run evals: the data is empty; pass at least one item like {'input': ...}")
-    return [EvalItem.of(item, index=i) for i, item in enumerate(raw)]
+    return [EvalItem.of(item, index=i, where=where) for i, (where, item) in enumerate(located)]
 
 
-def load_file(path: str | os.PathLike[str]) -> list[Any]:
-    """Read the raw items of a dataset file; the format follows the extension."""
+def load_file(path: str | os.PathLike[str]) -> list[tuple[str, Any]]:
+    """Read the raw items of a dataset file, each with where it is (``"at data.jsonl:3"``, 1-based);
+    the format follows the extension."""
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"dataset file {str(file)!r} does not exist")
@@ -136,7 +145,7 @@ def load_file(path: str | os.PathLike[str]) -> list[Any]:
     if suffix == ".json":
         return _items_of(json.loads(text), file)
     if suffix == ".csv":
-        return _csv(text)
+        return _csv(text, file)
     if suffix in (".yaml", ".yml"):
         import yaml
 
@@ -147,33 +156,36 @@ def load_file(path: str | os.PathLike[str]) -> list[Any]:
     )
 
 
-def _jsonl(text: str, file: Path) -> list[Any]:
+def _jsonl(text: str, file: Path) -> list[tuple[str, Any]]:
     items = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            items.append(json.loads(line))
+            items.append((f"at {file}:{number}", json.loads(line)))
         except json.JSONDecodeError as err:
             raise ValueError(f"{file}:{number}: invalid JSON line ({err.msg})") from err
     return items
 
 
-def _items_of(value: Any, file: Path) -> list[Any]:
+def _items_of(value: Any, file: Path) -> list[tuple[str, Any]]:
     if isinstance(value, Mapping) and isinstance(value.get("items"), list):
-        return list(value["items"])
-    if isinstance(value, list):
-        return value
+        value = value["items"]
     if value is None:
         return []
-    raise ValueError(f"{file}: expected a list of items (or a mapping with an 'items' list)")
+    if not isinstance(value, list):
+        raise ValueError(f"{file}: expected a list of items (or a mapping with an 'items' list)")
+    return [(f"{n} of {file}", item) for n, item in enumerate(value, start=1)]
 
 
-def _csv(text: str) -> list[Any]:
-    """CSV rows; empty cells are dropped, and cells that hold JSON objects or lists are parsed."""
+def _csv(text: str, file: Path) -> list[tuple[str, Any]]:
+    """CSV rows with their line; empty cells are dropped, and cells that hold JSON objects or lists
+    are parsed."""
     rows = []
-    for row in csv.DictReader(text.splitlines()):
-        rows.append({k: _cell(v) for k, v in row.items() if k is not None and v not in (None, "")})
+    reader = csv.DictReader(text.splitlines())
+    for row in reader:
+        cells = {k: _cell(v) for k, v in row.items() if k is not None and v not in (None, "")}
+        rows.append((f"at {file}:{reader.line_num}", cells))
     return rows
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
@@ -48,22 +48,28 @@ def export(
     since: datetime | None = None,
     scorer: str | None = None,
     entity: str | None = None,
+    csv_escape: bool = True,
 ) -> int:
     """Write the score records of ``store`` (created at or after ``since``, of scorer id ``scorer``, of
     ``entity``) to ``out`` as ``format`` and return how many. CSV: the header :data:`EXPORT_COLUMNS`,
-    JSON columns as JSON text, empty for null; JSON Lines: one object per record with the same keys,
-    JSON columns as JSON values."""
+    JSON columns as JSON text, empty for null, and a text cell that a spreadsheet would run as a
+    formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) prefixed with ``'``
+    unless ``csv_escape`` is false (numbers stay numbers); JSON Lines: one object per record with the
+    same keys, JSON columns as JSON values."""
     if format not in ("csv", "jsonl"):
         raise ValueError(f"format must be 'csv' or 'jsonl', not {format!r}")
     rows = _rows(store, since, scorer, entity)
-    if format == "jsonl":
-        return _write_jsonl(rows, out)
-    return _write_csv(rows, out)
+    try:
+        if format == "jsonl":
+            return _write_jsonl(rows, out)
+        return _write_csv(rows, out, csv_escape)
+    finally:  # a write that failed (a closed pipe) leaves the cursor open: close it before the store
+        rows.close()
 
 
 def _rows(
     store: Store, since: datetime | None, scorer: str | None, entity: str | None
-) -> Iterator[dict[str, Any]]:
+) -> Generator[dict[str, Any], None, None]:
     where, params = [], []
     if since is not None:
         moment = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
@@ -123,12 +129,13 @@ def _write_jsonl(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
     return count
 
 
-def _write_csv(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
+def _write_csv(rows: Iterator[dict[str, Any]], out: TextIO, escape: bool) -> int:
     writer = csv.writer(out)
     writer.writerow(EXPORT_COLUMNS)
     count = 0
     for row in rows:
-        writer.writerow([_cell(name, row[name]) for name in EXPORT_COLUMNS])
+        cells = [_cell(name, row[name]) for name in EXPORT_COLUMNS]
+        writer.writerow([neutralise(c) for c in cells] if escape else cells)
         count += 1
     return count
 
@@ -139,3 +146,16 @@ def _cell(name: str, value: Any) -> Any:
     if name in JSON_COLUMNS or name == "models" or not isinstance(value, str | int | float):
         return json.dumps(value, ensure_ascii=False, default=str)
     return value
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(cell: Any) -> Any:
+    """A text cell a spreadsheet would evaluate as a formula, prefixed with ``'`` so it shows as text
+    (an agent's output must not run in whoever opens the export); numbers and other text unchanged.
+
+    >>> neutralise("=HYPERLINK(1)"), neutralise("-2"), neutralise(-2), neutralise("fine")
+    ("'=HYPERLINK(1)", "'-2", -2, 'fine')
+    """
+    return "'" + cell if isinstance(cell, str) and cell.startswith(_FORMULA_START) else cell

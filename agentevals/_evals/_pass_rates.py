@@ -10,13 +10,16 @@ from agentevals._evals._config import Threshold
 
 @dataclass(frozen=True)
 class PassRate:
-    """The share of one scorer's scores that met its ``threshold`` (``"stored"``: the one a live engine
-    or an evaluation stored for it; ``"option"``: ``--pass-threshold``)."""
+    """How many of one scorer's records met its ``threshold`` (``"stored"``: the one a live engine or an
+    evaluation stored for it; ``"option"``: ``--pass-threshold``): ``rate`` is ``passed / (scores +
+    errored)``, as ``run_evals`` counts it (an errored record counts as not passed, a skipped one is
+    left out)."""
 
     scorer_id: str
     threshold: str
     origin: str
     scores: int
+    errored: int
     passed: int
     rate: float | None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentevals._evals._format import number, percent, shorten
+from agentevals._evals._format import number, percent, share, shorten, usd
 from agentevals._evals._pass_rates import PassRate
 from agentevals._evals._report import Coverage, Group, Report, WorstRun
 
@@ -56,14 +56,15 @@ def _coverage_table(console: Console, coverage: list[Coverage], runs: int) -> No
 def _pass_table(console: Console, rates: list[PassRate]) -> None:
     from rich.table import Table
 
-    table = Table(title="pass rates", title_justify="left")
+    table = Table(title="pass rates (errored records count as not passed)", title_justify="left")
     table.add_column("scorer")
     table.add_column("threshold")
-    for name in ("scores", "passed", "pass rate"):
+    for name in ("scores", "errored", "pass rate"):
         table.add_column(name, justify="right")
     for r in rates:
         origin = "" if r.origin == "stored" else " (--pass-threshold)"
-        table.add_row(r.scorer_id, f"{r.threshold}{origin}", str(r.scores), str(r.passed), percent(r.rate))
+        cells = [str(r.scores), str(r.errored), share(r.passed, r.scores + r.errored)]
+        table.add_row(r.scorer_id, f"{r.threshold}{origin}", *cells)
     console.print(table)
 
 
@@ -98,7 +99,7 @@ def _group_table(
         table.add_column(name, justify="right")
     if extra:
         table.add_column("tokens", justify="right")
-        table.add_column("cost $", justify="right")
+        table.add_column("cost", justify="right")
         table.add_column("top error")
     for group in groups:
         cells = [str(group.key.get(k) or "-") for k in keys]
@@ -111,6 +112,6 @@ def _group_table(
         ]
         cells.append(f"{group.failures} ({group.failure_rate:.0%})" if group.failures else "0")
         if extra:
-            cells += [str(group.tokens), number(group.cost_usd, 4), group.top_error or ""]
+            cells += [str(group.tokens), usd(group.cost_usd), group.top_error or ""]
         table.add_row(*cells)
     console.print(table)

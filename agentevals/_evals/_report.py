@@ -372,19 +372,24 @@ class _Query:
             [partial(self._passed, scorer_id=s, threshold=t) for s, (t, _) in chosen.items()]
         )
         return [
-            PassRate(scorer_id, str(threshold), origin, n, passed, passed / n if n else None)
-            for (scorer_id, (threshold, origin)), (n, passed) in zip(chosen.items(), counts, strict=True)
+            PassRate(scorer_id, str(threshold), origin, n, errored, passed, _rate(passed, n + errored))
+            for (scorer_id, (threshold, origin)), (n, errored, passed) in zip(
+                chosen.items(), counts, strict=True
+            )
         ]
 
-    def _passed(self, store: _Store, scorer_id: str, threshold: Threshold) -> tuple[int, int]:
-        """``(scores, scores meeting threshold)`` of ``scorer_id`` under the report's filters."""
+    def _passed(self, store: _Store, scorer_id: str, threshold: Threshold) -> tuple[int, int, int]:
+        """``(scores, errored records, scores meeting threshold)`` of ``scorer_id`` under the report's
+        filters (skipped records are neither)."""
         bounds, params = bounds_sql(threshold)
-        clauses = ["scorer_id = ?", "score IS NOT NULL", *self.clauses]
+        clauses = ["scorer_id = ?", "outcome <> 'skipped'", *self.clauses]
         row = store.rows(
-            f"SELECT COUNT(*), SUM(CASE WHEN {bounds} THEN 1 ELSE 0 END) FROM {self.table}{_where(clauses)}",
+            "SELECT COUNT(score), COUNT(*) - COUNT(score), "
+            f"SUM(CASE WHEN score IS NOT NULL AND {bounds} THEN 1 ELSE 0 END) "
+            f"FROM {self.table}{_where(clauses)}",
             [*params, scorer_id, *self.params],
         )[0]
-        return int(row[0]), int(row[1] or 0)
+        return int(row[0]), int(row[1]), int(row[2] or 0)
 
     def _rolled(self, store: _Store) -> list[tuple[Any, ...]]:
         """The aggregates of the whole hours from ``since`` on, from the rollup, grouped by day, entity,
@@ -520,6 +525,10 @@ def _input_start(stored: str | None) -> str | None:
         text = stored
     text = " ".join(text.split())
     return text if len(text) <= INPUT_CHARS else text[: INPUT_CHARS - 1] + "…"
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
 
 
 def _stdev(mean: float | None, mean_sq: float | None, n: int) -> float | None:

@@ -47,6 +47,8 @@ async def arun_evals(
     sinks: Sequence[_Sink | Callable[..., Any]] | None = None,
     progress: bool = True,
     stop: asyncio.Event | None = None,
+    name: str | None = None,
+    check: bool = True,
 ) -> EvalResult:
     """Run ``target`` on every item of ``data`` and score each result; never aborts on an item's error.
 
@@ -61,7 +63,11 @@ async def arun_evals(
     get each scorer's name, version and threshold, under this evaluation's id.
     ``on_item_complete(item=, target_result=, scorer_results=)`` may be async.
     Setting ``stop`` (an ``asyncio.Event`` of the running loop) ends the run early: items under way are
-    cancelled and the result covers the items done, with ``interrupted=True``.
+    cancelled and the result covers the items done, with ``interrupted=True``. ``name`` is the entity
+    the records carry (default: the target's own name; a LangGraph graph compiled without ``name=`` is
+    called ``"LangGraph"``). Every scorer's judges are checked first (``Scorer.check()``: a missing API
+    key fails at once with a ``ValueError`` saying how to fix it, not once per item); ``check=False``
+    skips that.
 
     >>> import asyncio
     >>> from agentevals.scorers import create_exact_match_scorer
@@ -76,8 +82,10 @@ async def arun_evals(
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
     items = load_items(data)
     plan = build_plan(scorers, thresholds, gates)
+    if check:
+        _check_scorers(plan)
     check_target(target)
-    runner = _Runner(plan, target, _as_sinks(sinks), on_item_complete)
+    runner = _Runner(plan, target, _as_sinks(sinks), on_item_complete, name or target_name(target))
     await runner.store_scorers()
     # Sync targets run in threads: a pool as large as `concurrency`, so that items really overlap.
     executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="agentevals-target")
@@ -114,6 +122,18 @@ async def arun_evals(
         eval_id=runner.eval_id,
         interrupted=interrupted,
     )
+
+
+def _check_scorers(plan: ScorerPlan) -> None:
+    """Each scorer's judge configuration (no model call), as the CLI and ``ScoringEngine`` check it."""
+    for scorer in {id(spec.scorer): spec.scorer for spec in plan.specs}.values():
+        try:
+            scorer.check()
+        except ValueError as err:
+            raise ValueError(
+                f"scorer {scorer.id!r} cannot score: {err} (pass check=False to run_evals to skip this "
+                "check, e.g. when the key is set later)"
+            ) from err
 
 
 async def _until_done_or_stopped(
@@ -163,6 +183,8 @@ def run_evals(
     gates: Sequence[Any] | None = None,
     sinks: Sequence[_Sink | Callable[..., Any]] | None = None,
     progress: bool = True,
+    name: str | None = None,
+    check: bool = True,
 ) -> EvalResult:
     """Blocking :func:`arun_evals`; works in scripts and inside a running event loop (Jupyter).
 
@@ -188,6 +210,8 @@ def run_evals(
         sinks=sinks,
         progress=progress,
         stop=stop,
+        name=name,
+        check=check,
     )
     future = run_soon(evaluation)
     try:
@@ -201,11 +225,16 @@ class _Runner:
     """Per-run state shared by the item tasks (the plan, the target, sinks and the callback)."""
 
     def __init__(
-        self, plan: ScorerPlan, target: Any, sinks: list[_Sink], callback: Callable[..., Any] | None
+        self,
+        plan: ScorerPlan,
+        target: Any,
+        sinks: list[_Sink],
+        callback: Callable[..., Any] | None,
+        entity: str,
     ) -> None:
         self.plan = plan
         self.target = target
-        self.entity = target_name(target)
+        self.entity = entity
         self.sinks = sinks
         self.callback = callback
         self.callback_kwargs = _accepted_kwargs(callback) if callback is not None else set()

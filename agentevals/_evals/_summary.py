@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentevals._evals._config import ScorerPlan, ScorerSpec, Threshold
 from agentevals._evals._data import EvalItem
-from agentevals._evals._format import number, percent, shorten
+from agentevals._evals._format import number, share, shorten
 from agentevals._result import ScoreFailure, ScoreRecord, ScoreSkipped
 from agentevals._run import Run
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-Verdict = Literal["passed", "below_threshold", "errored"]
+Verdict = Literal["passed", "below_threshold", "errored", "interrupted"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,8 @@ class ScorerStats:
 
     ``mean``/``stdev``/``min``/``max`` are over successful scores (``None`` when there are none);
     ``repeat_stdev`` is the mean per-item standard deviation across repeats (how repeatable scores are);
-    ``pass_rate`` is the share of item runs whose score met the threshold (a failed run does not pass);
+    ``pass_rate`` is ``passes / (count + errors)``: the share of the item runs it scored or errored on
+    whose score met the threshold (an errored run counts as not passed; a skipped one is left out);
     ``passed`` says whether the mean met the threshold (``None`` without a threshold). A gate must average
     exactly 1.0 and counts a failed run as 0. ``skipped`` counts the item runs the scorer skipped (an
     input it needs was absent, e.g. no ground truth): they are neither scores nor errors, and stay out of
@@ -98,6 +99,7 @@ class ScorerStats:
     repeat_stdev: float | None = None
     threshold: Threshold | None = None
     pass_rate: float | None = None
+    passes: int | None = None
     passed: bool | None = None
     gate: bool = False
     skipped: int = 0
@@ -105,14 +107,19 @@ class ScorerStats:
 
 @dataclass(frozen=True)
 class EvalSummary:
-    """Counts over the whole run. ``failed_items`` counts items with a target or scorer error.
+    """Counts over the whole run. Each item run (an item, once per repeat) either passed, errored (a
+    target or scorer error) or fell below a threshold: ``passed_runs + errored_runs +
+    below_threshold_runs == total_runs``, and :attr:`pass_rate` is ``passed_runs / total_runs`` (an
+    errored run counts as not passed).
 
     ``eval_id`` is also in every record's ``metadata["eval_id"]``, to find this evaluation in a store.
     """
 
     total_items: int
     total_runs: int
-    failed_items: int
+    passed_runs: int
+    errored_runs: int
+    below_threshold_runs: int
     target_errors: int
     scorer_errors: int
     duration_ms: float
@@ -121,6 +128,18 @@ class EvalSummary:
     warnings: tuple[str, ...] = ()
     eval_id: str = ""
 
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed_runs / self.total_runs if self.total_runs else None
+
+    def outcome_text(self) -> str:
+        """The pass rate with its denominator, e.g. ``"38/40 (95.0%) runs passed; 2 errored (counted as
+        not passed), 0 below threshold"``."""
+        return (
+            f"{share(self.passed_runs, self.total_runs)} runs passed; {self.errored_runs} errored "
+            f"(counted as not passed), {self.below_threshold_runs} below threshold"
+        )
+
 
 @dataclass(frozen=True)
 class EvalResult:
@@ -128,9 +147,8 @@ class EvalResult:
 
     ``scores`` holds each scorer's mean (``None`` when it never produced a score), nested as
     ``{"workflow": {...}, "steps": {node: {...}}}`` for a workflow config. ``verdict`` is ``"errored"``
-    when any item errored, ``"below_threshold"`` when a threshold or gate was missed, else ``"passed"``.
-    ``interrupted`` says the run was stopped early (Ctrl-C): everything covers the items done only, and
-    ``passed`` (``verdict == "passed"`` on a complete run) is ``False``.
+    when any item errored, ``"below_threshold"`` when a threshold or gate was missed, ``"interrupted"``
+    when the run was stopped early (Ctrl-C: everything covers the items done only), else ``"passed"``.
     """
 
     scores: dict[str, Any]
@@ -141,7 +159,7 @@ class EvalResult:
 
     @property
     def passed(self) -> bool:
-        return self.verdict == "passed" and not self.interrupted
+        return self.verdict == "passed"
 
     @property
     def stats(self) -> dict[str, ScorerStats]:
@@ -170,7 +188,10 @@ class EvalResult:
         verdict) to stdout with rich; ``rich.print(result)`` prints the same."""
         from rich.console import Console
 
-        render_eval(self, Console(), max_failures=max_failures)
+        console = Console()
+        if not console.is_terminal and not console.is_jupyter:  # a file or a pipe: room for every column
+            console.width = max(console.width, 160)
+        render_eval(self, console, max_failures=max_failures)
 
     def __rich__(self) -> Any:
         from rich.console import Group
@@ -208,7 +229,8 @@ def summarize(
 ) -> EvalResult:
     """Aggregate item results into per-scorer statistics, the ``scores`` mapping and the verdict."""
     stats = {spec.key: _stats(spec, items) for spec in plan.specs}
-    failed = {i.index for i in items if i.error is not None or i.failures}
+    errored = sum(1 for i in items if i.error is not None or i.failures)
+    passed = sum(1 for i in items if i.passed)
     scorer_errors = sum(len(i.failures) for i in items if i.error is None)
     seen_steps = {name for i in items for name in i.steps}
     warnings = tuple(
@@ -220,7 +242,9 @@ def summarize(
     summary = EvalSummary(
         total_items=total_items,
         total_runs=len(items),
-        failed_items=len(failed),
+        passed_runs=passed,
+        errored_runs=errored,
+        below_threshold_runs=len(items) - passed - errored,
         target_errors=sum(1 for i in items if i.error is not None),
         scorer_errors=scorer_errors,
         duration_ms=duration_ms,
@@ -233,7 +257,7 @@ def summarize(
         scores=_scores(plan, stats),
         summary=summary,
         items=items,
-        verdict=_verdict(stats, bool(failed)),
+        verdict=_verdict(stats, bool(errored), interrupted),
         interrupted=interrupted,
     )
 
@@ -244,10 +268,10 @@ def _stats(spec: ScorerSpec, items: list[ItemResult]) -> ScorerStats:
     scores = [r.score for r in records if r.score is not None]
     errors = len(records) - len(scores)
     mean = statistics.fmean(scores) if scores else None
-    pass_rate = passed = None
+    pass_rate = passes = passed = None
     if spec.threshold is not None:
-        passing = [r.score is not None and spec.threshold.check(r.score) for r in records]
-        pass_rate = sum(passing) / len(passing) if passing else None
+        passes = sum(1 for r in records if r.score is not None and spec.threshold.check(r.score))
+        pass_rate = passes / len(records) if records else None
         if spec.gate:
             all_scores = [r.score if r.score is not None else 0.0 for r in records]
             passed = bool(all_scores) and statistics.fmean(all_scores) >= 1.0
@@ -267,6 +291,7 @@ def _stats(spec: ScorerSpec, items: list[ItemResult]) -> ScorerStats:
         repeat_stdev=_repeat_stdev(spec.key, items),
         threshold=spec.threshold,
         pass_rate=pass_rate,
+        passes=passes,
         passed=passed,
         gate=spec.gate,
         skipped=len(every) - len(records),
@@ -294,7 +319,9 @@ def _scores(plan: ScorerPlan, stats: dict[str, ScorerStats]) -> dict[str, Any]:
     return {"workflow": top, "steps": dict(steps)}
 
 
-def _verdict(stats: dict[str, ScorerStats], errors: bool) -> Verdict:
+def _verdict(stats: dict[str, ScorerStats], errors: bool, interrupted: bool) -> Verdict:
+    if interrupted:
+        return "interrupted"
     if errors:
         return "errored"
     if any(s.passed is False for s in stats.values()):
@@ -327,7 +354,7 @@ def eval_renderables(result: EvalResult, *, max_failures: int = 10) -> list[Rend
             number(stats.stdev),
             number(stats.min),
             number(stats.max),
-            percent(stats.pass_rate),
+            _pass_rate(stats),
             _threshold(stats),
             str(stats.errors),
             str(stats.skipped),
@@ -351,12 +378,20 @@ def eval_renderables(result: EvalResult, *, max_failures: int = 10) -> list[Rend
     for warning in result.summary.warnings:
         out.append(Text.from_markup("[yellow]warning:[/yellow] ").append(warning))
     summary = result.summary
-    colour = {"passed": "green", "below_threshold": "yellow", "errored": "red"}[result.verdict]
+    colour = {"passed": "green", "below_threshold": "yellow", "errored": "red", "interrupted": "red"}
     out.append(
-        f"{summary.total_items} items, {summary.total_runs} runs, {summary.failed_items} failed items, "
-        f"{summary.duration_ms / 1000:.2f} s: [bold {colour}]{result.verdict}[/bold {colour}]"
+        f"{summary.total_items} items, {summary.total_runs} runs: {summary.outcome_text()}; "
+        f"{summary.duration_ms / 1000:.2f} s: "
+        f"[bold {colour[result.verdict]}]{result.verdict}[/bold {colour[result.verdict]}]"
     )
     return out
+
+
+def _pass_rate(stats: ScorerStats) -> str:
+    """``"passes/runs (share)"``: the runs it scored or errored on, errors counted as not passed."""
+    if stats.passes is None:
+        return "-"
+    return share(stats.passes, stats.count + stats.errors)
 
 
 def _label(stats: ScorerStats) -> str:

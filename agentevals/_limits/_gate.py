@@ -27,6 +27,19 @@ _NOTHING_HELD: AbstractAsyncContextManager[None] = nullcontext()
 _WAIT_STEP = 1.0  # seconds a waiting call sleeps at most before it looks at its breaker again
 
 
+def duration_text(seconds: float) -> str:
+    """A wait as people read it (whole seconds).
+
+    >>> duration_text(62505), duration_text(303), duration_text(0.4)
+    ('17 h 21 min', '5 min 3 s', '0 s')
+    """
+    minutes, secs = divmod(max(0, round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
 class EngineLimits:
     """The limits of one engine's judge calls (used from the engine's event loop). ``meter`` makes the
     account of each budget: this process's own by default (workers pass one kept in Redis)."""
@@ -75,7 +88,7 @@ class EngineLimits:
                 self._spent(meter, first_in_window=meter.exhausted != exhausted)
                 raise SkipRun(
                     f"the judge budget {meter.budget.label} is spent; it resets in "
-                    f"{meter.resets_in():.0f} s (the run was not sent to the judge)",
+                    f"{duration_text(meter.resets_in())} (the run was not sent to the judge)",
                     reason="budget",
                 )
             held.append((meter, reserved))
@@ -93,7 +106,7 @@ class EngineLimits:
                 breaker.refused()
                 raise SkipRun(
                     f"judge {breaker.model} is unavailable: its circuit breaker opened after transient "
-                    f"failures; it is tried again in {delay:.0f} s (the run was not sent to it)",
+                    f"failures; it is tried again in {duration_text(delay)} (the run was not sent to it)",
                     reason="judge_unavailable",
                 )
             await asyncio.sleep(min(max(delay, 0.01), _WAIT_STEP))
@@ -121,10 +134,10 @@ class EngineLimits:
         budget = meter.budget
         logger.warning(
             "agentevals: judge budget %s spent; runs of %s are skipped (skip_reason='budget') until it "
-            "resets in %.0f s (counted in stats().budgets)",
+            "resets in %s (counted in stats().budgets)",
             budget.label,
             f"scorer {budget.scorer!r}" if budget.scorer else "every LLM-judged scorer",
-            meter.resets_in(),
+            duration_text(meter.resets_in()),
         )
 
     def unpriced(self, model: str) -> None:

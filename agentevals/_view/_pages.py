@@ -19,6 +19,7 @@ from typing import Any
 from agentevals._evals._catalog import dropped_counts
 from agentevals._evals._config import Threshold
 from agentevals._view import _rolled, _scorer_numbers, _stats
+from agentevals._view._axes import STEP, time_window
 from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session
 from agentevals._view._rolled import Outcomes
 from agentevals._view._thresholds import Bound
@@ -67,14 +68,17 @@ class Settings:
         return {scorer_id: self.bound(scorer_id) for scorer_id in named}
 
 
-def _summary(bins: list[tuple[float, int]], passed: int) -> dict[str, Any]:
+def _summary(bins: list[tuple[float, int]], passed: int, failed: int) -> dict[str, Any]:
+    """A scorer's numbers; its pass rate counts a failed record as not passed (as ``run_evals`` does)."""
     n = sum(count for _, count in bins)
     return {
         "scored": n,
         "mean": _stats.mean(bins),
         "p10": _stats.percentile(bins, 0.1),
         "p50": _stats.percentile(bins, 0.5),
-        "pass_rate": passed / n if n else None,
+        "passed": passed,
+        "pass_total": n + failed,
+        "pass_rate": passed / (n + failed) if n + failed else None,
     }
 
 
@@ -91,7 +95,7 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     totals, store_runs, *read = reader.parallel(
         [
             lambda q: _rolled.outcome_totals(q, f),
-            lambda q: q.stored_runs(f.since),
+            lambda q: q.stored_runs(f.since, f.eval_id),
             *(partial(_rolled.histogram_over, f=f, ranges=ranges) for ranges in parts),
         ]
     )
@@ -131,13 +135,13 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
                 "coverage": coverage.get(scorer_id),
                 "dropped": _dropped_of(extra.get("dropped"), scorer_id),
                 "skip_reasons": dict(skips.most_common()),
-                **_summary(bins[scorer_id], passed[scorer_id]),
+                **_summary(bins[scorer_id], passed[scorer_id], outcomes[scorer_id]["failed"]),
                 "mean": sum(t.total for t in mine) / scored if scored else None,
             }
         )
     return {
         "scorers": scorers,
-        "charts": {f"spark-{s}": sparklines.get(s, {"x": [], "y": []}) for s in outcomes},
+        "charts": {f"spark-{s}": _spark(sparklines.get(s, {"x": [], "y": []})) for s in outcomes},
         "store_runs": store_runs,
         "worst": extra.get("worst", []),
         "entity_note": bool(f.entity),
@@ -154,9 +158,9 @@ def overview_deferred(reader: Reader, f: Filters) -> dict[str, Any]:
     with reader.session() as q:
         names = q.scorers_since(f.since)
     jobs: list[Callable[[Session], Any]] = [
-        lambda q: q.stored_runs(f.since),
+        lambda q: q.stored_runs(f.since, f.eval_id),
         lambda q: _worst(q, f),
-        *(partial(_covered, scorer_id=name, since=f.since) for name in names),
+        *(partial(_covered, scorer_id=name, since=f.since, eval_id=f.eval_id) for name in names),
     ]
     store_runs, worst, *covered = reader.parallel(jobs)
     coverage = {
@@ -177,8 +181,8 @@ def _dropped_of(dropped: dict[str, int] | None, scorer_id: str) -> int | None:
     return None if dropped is None else dropped.get(scorer_id, 0)
 
 
-def _covered(q: Session, scorer_id: str, since: datetime | None) -> tuple[int, int]:
-    return q.covered_runs(scorer_id, since)
+def _covered(q: Session, scorer_id: str, since: datetime | None, eval_id: str | None) -> tuple[int, int]:
+    return q.covered_runs(scorer_id, since, eval_id)
 
 
 def _worst(q: Session, f: Filters) -> list[dict[str, Any]]:
@@ -266,6 +270,11 @@ def _daily(totals: list[Outcomes]) -> dict[str, dict[str, list[Any]]]:
     return dict(out)
 
 
+def _spark(line: dict[str, list[Any]]) -> dict[str, Any]:
+    """A sparkline of daily means with its time axis (a lone day: a flat line over the days around it)."""
+    return {**line, "window": time_window(line["x"], STEP["day"])}
+
+
 def scorer(
     reader: Reader, scorer_id: str, f: Filters, bucket: Bucket, settings: Settings, *, deferred: bool = False
 ) -> dict[str, Any]:
@@ -298,11 +307,12 @@ def scorer(
             numbers = _scorer_numbers.from_aggregates(totals, histogram, edge)
             if passes is not None:  # a threshold the bins cannot tell: its passes from the rows
                 numbers.passed = passes
-            return _scorer_numbers.page(scorer_id, threshold, numbers, grouped)
+            return _scorer_numbers.page(scorer_id, threshold, numbers, grouped, bucket)
         series, entities = reader.parallel(by_rows)
     else:
         series, entities, grouped = reader.parallel([*by_rows, versions])
-    return _scorer_numbers.page(scorer_id, threshold, _scorer_numbers.from_series(series, entities), grouped)
+    numbers = _scorer_numbers.from_series(series, entities)
+    return _scorer_numbers.page(scorer_id, threshold, numbers, grouped, bucket)
 
 
 def scorer_deferred(reader: Reader, scorer_id: str, f: Filters) -> dict[str, Any]:

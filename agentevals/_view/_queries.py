@@ -268,20 +268,20 @@ class Session:
         )
         return [str(row[0]) for row in rows]
 
-    def covered_runs(self, scorer: str, since: datetime | None) -> tuple[int, int]:
-        """``(rows, distinct runs)`` of one scorer from ``since`` on (through its (scorer, created_at)
-        index)."""
-        where, params = self.where(Filters(since=since), extra=["scorer_id = ?"])
+    def covered_runs(
+        self, scorer: str, since: datetime | None, eval_id: str | None = None
+    ) -> tuple[int, int]:
+        """``(rows, distinct runs)`` of one scorer from ``since`` on, of one evaluation when ``eval_id``
+        is given (through its (scorer, created_at) index)."""
+        where, params = self.where(Filters(since=since, eval_id=eval_id), extra=["scorer_id = ?"])
         rows, runs = self.rows(
             f"SELECT COUNT(*), COUNT(DISTINCT run_id) FROM {self.scores}{where}", [scorer, *params]
         )[0]
         return int(rows), int(runs)
 
-    def stored_runs(self, since: datetime | None) -> int:
-        """How many runs are stored from ``since`` on."""
-        where, params = "", []
-        if since is not None:
-            where, params = " WHERE created_at >= ?", [self.moment(since)]
+    def stored_runs(self, since: datetime | None, eval_id: str | None = None) -> int:
+        """How many runs are stored from ``since`` on, of one evaluation when ``eval_id`` is given."""
+        where, params = self.where(Filters(since=since, eval_id=eval_id))
         return int(self.rows(f"SELECT COUNT(*) FROM {self.runs}{where}", params)[0][0])
 
     # -- distributions -------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from agentevals._evals._format import usd as dollars
+
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 #: The files a page loads, in order (the report inlines them).
@@ -43,7 +45,7 @@ def pct(value: float | None) -> str:
 
 
 def usd(value: float | None) -> str:
-    return "–" if value is None else f"${value:.4f}"
+    return "–" if value is None else dollars(value)
 
 
 def short(value: str | None, limit: int = 120) -> str:

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentevals._view import _stats
-from agentevals._view._queries import Binned
+from agentevals._view._axes import STEP, bar_window, from_zero, time_window
+from agentevals._view._queries import Binned, Bucket
 from agentevals._view._rolled import Totals
 from agentevals._view._thresholds import Bound
 from agentevals._view._transcript import loads
@@ -145,17 +146,22 @@ def by_versions(versions: Versions) -> dict[str, Any]:
     }
 
 
-def page(scorer_id: str, threshold: Bound, numbers: Numbers, versions: Versions | None) -> dict[str, Any]:
+def page(
+    scorer_id: str, threshold: Bound, numbers: Numbers, versions: Versions | None, bucket: Bucket
+) -> dict[str, Any]:
     whole = numbers.whole
     points = [numbers.buckets[key].point(key) for key in sorted(numbers.buckets)]
     edges, counts = _stats.histogram(whole.bins)
     p10, p50 = whole.percentiles(0.1, 0.5)
+    judged = whole.scores + numbers.outcomes["failed"]  # a failed record counts as not passed
     summary = {
         "scored": whole.scores,
         "mean": whole.total / whole.scores if whole.scores else None,
         "p10": p10,
         "p50": p50,
-        "pass_rate": numbers.passed / whole.scores if whole.scores else None,
+        "passed": numbers.passed,
+        "pass_total": judged,
+        "pass_rate": numbers.passed / judged if judged else None,
     }
     entities = _merge((e, *rest) for e, *rest in numbers.entities)
     return {
@@ -164,11 +170,7 @@ def page(scorer_id: str, threshold: Bound, numbers: Numbers, versions: Versions 
         "outcomes": dict(numbers.outcomes),
         "errors": numbers.errors.most_common(),
         "summary": summary,
-        "charts": {
-            "trend": {name: [p[name] for p in points] for name in ("x", "mean", "p10", "p50", "p90")},
-            "histogram": {"x": edges, "y": counts},
-            "cost": {name: [p[name] for p in points] for name in ("x", "cost", "tokens")},
-        },
+        "charts": charts(points, edges, counts, STEP[bucket]),
         "breakdowns": {
             "agent or chain": entities,
             **(by_versions(versions) if versions is not None else dict.fromkeys(_DEFERRED_BREAKDOWNS)),
@@ -178,6 +180,28 @@ def page(scorer_id: str, threshold: Bound, numbers: Numbers, versions: Versions 
 
 
 _DEFERRED_BREAKDOWNS = ("agent model", "scorer version")
+
+
+def charts(points: list[dict[str, Any]], edges: list[float], counts: list[int], step: int) -> dict[str, Any]:
+    """A scorer page's charts with their axes (:mod:`agentevals._view._axes`) from its time buckets'
+    :meth:`_Acc.point` (``step`` seconds long) and its histogram. A chart with nothing to draw is left
+    out: the trend and the histogram without a score, the judge cost without a cost or a token."""
+    out: dict[str, Any] = {}
+    window = time_window([p["x"] for p in points], step)
+    if any(p["mean"] is not None for p in points):
+        out["trend"] = {name: [p[name] for p in points] for name in ("x", "mean", "p10", "p50", "p90")}
+        out["trend"]["window"] = window
+    if counts:
+        out["histogram"] = {"x": edges, "y": counts, "window": bar_window(edges), "range": from_zero(counts)}
+    if any(p["cost"] is not None or p["tokens"] for p in points):
+        cost = {name: [p[name] for p in points] for name in ("x", "cost", "tokens")}
+        out["cost"] = {
+            **cost,
+            "window": window,
+            "range": from_zero(cost["cost"]),
+            "tokens_range": from_zero(cost["tokens"]),
+        }
+    return out
 
 
 def _merge(groups: Iterable[tuple[Any, ...]]) -> list[tuple[str | None, int, float | None, int]]:

@@ -39,6 +39,7 @@ StoreRuns = Literal["sampled", "all", "none"]
 #: ``force``). Runs rows are always kept.
 OnConflict = Literal["keep", "replace"]
 
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 # 48 characters at most: PostgreSQL cuts identifiers at 63 bytes, and index names add up to 15.
 TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
 #: Words SQLite or PostgreSQL reserve: as a table name they break (or change) the statements.
@@ -77,6 +78,24 @@ def check_table(table: str) -> str:
             f"pick another, e.g. 'agentevals_{table.lower()}'"
         )
     return table
+
+
+def check_path(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """``path`` when it is a file path; a ``ValueError`` for a URL (``postgresql://...`` is no file:
+    written as one, it would become a directory ``postgresql:`` holding a SQLite file).
+
+    >>> check_path("postgresql://127.0.0.1/test")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: SQLiteSink takes a file path, not the URL 'postgresql://127.0.0.1/test': ... PostgresSink(...
+    """
+    if not (isinstance(path, str) and _URL_SCHEME.match(path)):
+        return path
+    url = re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", str(path))  # no password in the message
+    raise ValueError(
+        f"SQLiteSink takes a file path, not the URL {url!r}: for PostgreSQL use "
+        'PostgresSink("postgresql://..."), for a SQLite file a path such as "agentevals.db"'
+    )
 
 
 def check_on_conflict(on_conflict: str) -> OnConflict:
@@ -131,7 +150,7 @@ class SQLiteSink:
         store_runs: StoreRuns = "sampled",
         on_conflict: OnConflict = "keep",
     ) -> None:
-        self.path = Path(path)
+        self.path = Path(check_path(path))
         self.table = check_table(table)
         self.runs_table = tables(self.table).runs
         self.store_runs = check_store_runs(store_runs)

@@ -8,11 +8,14 @@ import sqlite3
 import subprocess
 import sys
 import types
+import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentevals.cli import load_scorer, main
+from agentevals.sinks import SQLiteSink
 
 APP = """
 from agentevals import create_scorer
@@ -76,7 +79,7 @@ def test_eval_prints_a_table_and_exits_0_when_thresholds_pass(
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "exact_match" in out and "0.667" in out and "67%" in out and ">= 0.6" in out
+    assert "exact_match" in out and "0.667" in out and "2/3 (66.7%)" in out and ">= 0.6" in out
     assert "regex" in out
     assert "item 2" in out and "Expected 'x', got 'B'" in out  # the failing item is shown
     assert out.rstrip().endswith("passed")
@@ -390,3 +393,118 @@ def test_the_table_counts_skipped_runs(project: Path, capsys: pytest.CaptureFixt
     assert code == 0  # an item without ground truth is skipped by exact_match, not an error
     row = next(line for line in out.splitlines() if "exact_match" in line)
     assert row.split("│")[-2].strip() == "1"  # the skipped column
+
+
+def _eval_argv(*extra: str) -> list[str]:
+    return [
+        "eval",
+        "data.jsonl",
+        "--target",
+        "cliapp:upper",
+        "--scorer",
+        "exact_match",
+        "--no-progress",
+        *extra,
+    ]
+
+
+def test_eval_db_takes_the_addresses_report_reads(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_eval_argv("--db", "out.jsonl")) == 0
+    lines = [json.loads(line) for line in (project / "out.jsonl").read_text().splitlines()]
+    assert sorted(line["score"] for line in lines) == [0.0, 1.0, 1.0]
+    capsys.readouterr()
+    assert main(["report", "--db", "out.jsonl", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == 3
+
+
+def test_eval_db_writes_a_postgresql_url_to_postgresql(
+    project: Path, postgres: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import psycopg
+
+    table = f"agentevals_cli_eval_{uuid.uuid4().hex[:12]}"
+    try:
+        assert main(_eval_argv("--db", postgres.url, "--table", table)) == 0
+        with psycopg.connect(postgres.url) as conn:
+            scores = conn.execute(f"SELECT score FROM {table} ORDER BY score").fetchall()
+        assert scores == [(0.0,), (1.0,), (1.0,)]
+    finally:
+        with psycopg.connect(postgres.url, autocommit=True) as conn:
+            for name in (table, *(f"{table}_{s}" for s in ("runs", "schema", "rollup", "scorers", "drops"))):
+                conn.execute(f"DROP TABLE IF EXISTS {name}")
+    assert [p.name for p in project.iterdir() if p.name.startswith("postgres")] == []  # no stray directory
+
+
+def test_sqlite_sink_refuses_a_url() -> None:
+    with pytest.raises(
+        ValueError, match=r"not the URL 'postgresql://ann:\*\*\*@127.0.0.1/test'.*PostgresSink"
+    ):
+        SQLiteSink("postgresql://ann:secret@127.0.0.1/test")
+    assert SQLiteSink("scores.db").path == Path("scores.db")
+
+
+PASS_RATE_DATA = [
+    {"input": "a", "ground_truth": "A"},  # passes
+    {"input": "b", "ground_truth": "x"},  # below the threshold
+    {"input": "boom", "ground_truth": "X"},  # the target errors
+    {"input": "c", "ground_truth": "C"},  # passes
+]
+
+
+def test_one_pass_rate_in_the_table_json_report_and_html(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "rates.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PASS_RATE_DATA))
+    argv = ["eval", "rates.jsonl", "--target", "cliapp:upper", "--scorer", "exact_match", "--no-progress"]
+    argv += ["--threshold", "exact_match=0.5", "--db", "rates.db"]
+    assert main(argv) == 1  # an earlier evaluation in the same store
+    table = capsys.readouterr().out
+    assert "2/4 (50.0%)" in table
+    assert (
+        "4 items, 4 runs: 2/4 (50.0%) runs passed; 1 errored (counted as not passed), 1 below threshold"
+        in table
+    )
+    assert main([*argv, "--json", "--html", "report.html"]) == 1
+    summary = _json(capsys)
+    assert (summary["passed_runs"], summary["errored_runs"], summary["below_threshold_runs"]) == (2, 1, 1)
+    assert summary["pass_rate"] == 0.5 and summary["verdict"] == "errored"
+    assert summary["scorers"]["exact_match"]["pass_rate"] == 0.5  # type: ignore[index]
+    assert summary["scorers"]["exact_match"]["passes"] == 2  # type: ignore[index]
+    assert main(["report", "--db", "rates.db", "--json"]) == 0
+    (rate,) = json.loads(capsys.readouterr().out)["pass_rates"]
+    assert (rate["scores"], rate["errored"], rate["passed"], rate["rate"]) == (6, 2, 4, 0.5)
+    page = (project / "report.html").read_text()
+    assert 'id="store-runs">4<' in page  # this evaluation's runs, not the 8 in the store
+    assert "50.0%" in page and "2/4" in page and "4 sampled / 4 seen" in page
+
+
+GRAPH_APP = """
+from typing import TypedDict
+from langgraph.graph import StateGraph
+
+class State(TypedDict):
+    text: str
+
+def shout(state: State) -> State:
+    return {"text": state["text"].upper()}
+
+builder = StateGraph(State)
+builder.add_node("shout", shout)
+builder.set_entry_point("shout")
+support_graph = builder.compile()
+named_graph = builder.compile(name="billing")
+"""
+
+
+def test_a_graph_without_a_name_is_named_by_its_target_attribute(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "graphapp.py").write_text(GRAPH_APP)
+    (project / "graph.jsonl").write_text('{"input": {"text": "a"}}\n')
+    for target in ("graphapp:support_graph", "graphapp:named_graph"):
+        argv = ["eval", "graph.jsonl", "--target", target, "--scorer", "check_used_no_tools"]
+        assert main([*argv, "--db", "graph.db", "--no-progress"]) == 0
+    capsys.readouterr()
+    with sqlite3.connect(project / "graph.db") as conn:
+        entities = {row[0] for row in conn.execute("SELECT entity FROM agentevals_scores")}
+    assert entities == {"support_graph", "billing"}

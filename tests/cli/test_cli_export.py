@@ -186,3 +186,39 @@ async def test_a_file_that_is_not_a_store_is_a_usage_error(
             assert main([*command, "--db", str(tmp_path / name)]) == 2
             err = capsys.readouterr().err
             assert problem in err and "Traceback" not in err, err
+
+
+FORMULAS = ['=HYPERLINK("http://x")', "+1+1", "-2+3", "@SUM(A1)", "\tpadded", "\rreturn"]
+
+
+def _formula_store(path: Path) -> None:
+    """Runs whose input, output, reason and entity start like spreadsheet formulas; scores stay numbers."""
+    echo = (
+        create_scorer(id="echo")
+        .generate_score(lambda run, **_: 0.5)
+        .generate_reason(lambda run, **_: run.output_text)
+    )
+    engine = ScoringEngine([echo], sinks=[SQLiteSink(path)], linger=0)
+    for i, text in enumerate(FORMULAS):
+        assert engine.submit(Run(run_id=f"run-{i}", input=text, output=text, entity=text))
+    assert engine.shutdown(timeout=30)
+
+
+def test_csv_export_neutralises_formulas_unless_told_not_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "formulas.db"
+    _formula_store(path)
+    assert main(["export", "--db", str(path)]) == 0
+    rows = _csv(capsys.readouterr().out)
+    assert sorted(r["output"] for r in rows) == sorted("'" + text for text in FORMULAS)
+    for row in rows:
+        assert row["input"] == row["output"] == row["entity"] == row["reason"]
+        assert row["score"] == "0.5"  # a number, not a text cell
+    assert not [cell for row in rows for cell in row.values() if cell[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert main(["export", "--db", str(path), "--no-csv-escape"]) == 0
+    assert sorted(r["output"] for r in _csv(capsys.readouterr().out)) == sorted(FORMULAS)
+    assert main(["export", "--db", str(path), "--format", "jsonl"]) == 0  # JSON Lines are data as stored
+    assert sorted(json.loads(line)["output"] for line in capsys.readouterr().out.splitlines()) == sorted(
+        FORMULAS
+    )

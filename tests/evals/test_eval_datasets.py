@@ -74,3 +74,37 @@ def test_file_errors_name_the_problem(tmp_path: Path) -> None:
         load_items(tmp_path / "empty.yaml")
     with pytest.raises(ValueError, match="'request_context' must be a mapping"):
         load_items([{"input": "a", "request_context": "nope"}])
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("data.jsonl", '{"input": "a"}\n\n{"question": "b", "answer": "B"}\n', "at {path}:3"),
+        ("data.csv", "input,question\na,\n,b\n", "at {path}:3"),
+        ("data.yaml", "- input: a\n- question: b\n  answer: B\n", "2 of {path}"),
+        ("data.json", '[{"input": "a"}, {"question": "b", "answer": "B"}]', "2 of {path}"),
+    ],
+)
+def test_an_item_error_names_the_file_the_line_and_the_keys_found(
+    tmp_path: Path, name: str, text: str, where: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ValueError) as raised:
+        load_items(path)
+    message = str(raised.value)
+    assert message.startswith(f"Invalid data item {where.format(path=path)}: must have an 'input' key")
+    found = "['question']" if name == "data.csv" else "['answer', 'question']"
+    assert message.endswith(f"keys found: {found}")
+
+
+def test_an_unknown_key_is_named_with_the_keys_found(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    path.write_text('{"input": "a", "expected": "A"}\n')
+    with pytest.raises(
+        ValueError,
+        match=rf"at {path}:1: unknown key\(s\) \['expected'\].*keys found: \['expected', 'input'\]",
+    ):
+        load_items(path)
+    with pytest.raises(ValueError, match=r"Invalid data item at index 0: .*keys found: \['question'\]"):
+        load_items([{"question": "b"}])

@@ -57,5 +57,16 @@ def test_print_and_rich_print_show_the_eval_table(capsys: pytest.CaptureFixture[
     console.print(result)  # __rich__, as rich.print(result)
     assert isinstance(console.file, io.StringIO)
     via_rich = console.file.getvalue()
-    assert "agentevals: scores" in via_rich and "3 items, 3 runs, 1 failed items" in via_rich
+    assert (
+        "agentevals: scores" in via_rich and "3 items, 3 runs: 2/3 (66.7%) runs passed; 1 errored" in via_rich
+    )
     assert "[red]on purpose[/red]" in via_rich
+
+
+def test_print_into_a_pipe_keeps_every_column(capsys: pytest.CaptureFixture[str]) -> None:
+    long_id = "a_scorer_with_a_rather_long_identifier_that_needs_room"
+    scorer = create_scorer(id=long_id).generate_score(lambda run, **_: 1.0)
+    result = run_evals([{"input": "a"}], [scorer], str.upper, thresholds={long_id: 0.75}, progress=False)
+    result.print()
+    row = next(line for line in capsys.readouterr().out.splitlines() if long_id in line)  # not wrapped
+    assert ">= 0.75 ✓" in row and "1/1 (100.0%)" in row

@@ -146,7 +146,7 @@ async def test_step_scorers_on_a_create_agent_graph_see_chat_messages(chat_model
         create_agent(model, tools=[weather]),
         progress=False,
     )
-    assert result.summary.failed_items == 0, result.items[0].failures
+    assert result.summary.errored_runs == 0, result.items[0].failures
     model_run = seen["model"]  # the last model call: the final answer
     assert model_run.input_text == "Weather in Paris?"
     assert model_run.output_text.startswith("It is sunny.")

@@ -27,8 +27,7 @@ from agentevals.evals import RescoreSummary, rescore
 from agentevals.sinks import PostgresSink, SQLiteSink
 from agentevals.sinks._row import SCHEMA_VERSION
 from agentevals.steps import PromptStep
-from agentevals.testing import FakeJudgeServer
-from agentevals.testing._fake_judge import Reply
+from agentevals.testing import FakeJudgeServer, Reply
 
 ANSWERS = {f"run-{i}": f"answer {i}" for i in range(6)}
 ENTITIES = {"run-0": "billing", "run-1": "billing"}  # the others: "support"

@@ -103,7 +103,7 @@ async def test_a_failing_target_is_recorded_per_item_and_the_rest_are_scored() -
     result = await arun_evals(ITEMS[:5], [create_exact_match_scorer()], flaky, progress=False)
 
     assert result.summary.total_items == 5
-    assert result.summary.failed_items == 1 and result.summary.target_errors == 1
+    assert result.summary.errored_runs == 1 and result.summary.target_errors == 1
     assert result.scores == {"exact_match": 1.0}  # failures are not averaged in as zeros
     assert result.stats["exact_match"].count == 4 and result.stats["exact_match"].errors == 1
     broken = result.items[3]
@@ -130,7 +130,7 @@ async def test_a_failing_scorer_is_recorded_per_item() -> None:
     assert (failure.error_type, failure.failed_step) == ("KeyError", "generate_score")
     assert "missing field" in failure.error_message
     assert isinstance(result.items[1].results["exact_match"], ScoreResult)
-    assert result.summary.scorer_errors == 1 and result.summary.failed_items == 1
+    assert result.summary.scorer_errors == 1 and result.summary.errored_runs == 1
     assert result.scores == {"picky": 1.0, "exact_match": 1.0}
 
 
@@ -326,3 +326,54 @@ async def test_llm_judged_scorers_run_in_batch(judge_server: FakeJudgeServer) ->
     assert result.items[1].results["factuality"].reason == "conflict: compared the capital"
     assert result.items[0].results["factuality"].judge_model == "fake/gpt-4o-mini"
     assert len(judge_server.requests) == 2
+
+
+def test_a_judge_without_its_key_fails_before_any_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    called: list[str] = []
+
+    def target(text: str) -> str:
+        called.append(text)
+        return text
+
+    scorer = create_factuality_scorer("openai/gpt-4o-mini")
+    with pytest.raises(ValueError, match=r"scorer 'factuality' cannot score: .*needs OPENAI_API_KEY"):
+        run_evals(ITEMS, [scorer], target, progress=False)
+    assert called == []  # no item ran, no retries against the provider
+
+
+async def test_an_interrupted_run_has_the_verdict_interrupted_and_counts_its_outcomes() -> None:
+    stop = asyncio.Event()
+
+    async def target(text: str) -> str:
+        if text == "slow":
+            stop.set()
+            await asyncio.sleep(60)
+        if text == "boom":
+            raise RuntimeError("target exploded")
+        return text.upper()
+
+    data = [
+        {"input": "a", "ground_truth": "A"},
+        {"input": "b", "ground_truth": "x"},
+        {"input": "boom", "ground_truth": "x"},
+        {"input": "slow"},
+    ]
+    scorers = [create_exact_match_scorer()]
+    result = await arun_evals(
+        data, scorers, target, concurrency=1, progress=False, stop=stop, thresholds={"exact_match": 0.5}
+    )
+    assert result.verdict == "interrupted" and not result.passed
+    summary = result.summary
+    counts = (summary.total_runs, summary.passed_runs, summary.errored_runs, summary.below_threshold_runs)
+    assert counts == (3, 1, 1, 1)
+    assert summary.outcome_text() == (
+        "1/3 (33.3%) runs passed; 1 errored (counted as not passed), 1 below threshold"
+    )
+
+
+async def test_a_name_names_the_target_in_the_records() -> None:
+    result = await arun_evals(
+        [{"input": "a"}], [create_exact_match_scorer()], str.upper, progress=False, name="shouter"
+    )
+    assert [r.entity for r in result.to_records()] == ["shouter"]

@@ -175,7 +175,7 @@ def test_seed_workflow_evaluation_example_with_a_langgraph_graph() -> None:
         "workflow": {"output-quality": 0.75},
         "steps": {"validation-step": {"validation": 1.0}, "processing-step": {"processing": 1.0}},
     }
-    assert result.summary.total_items == 2 and result.summary.failed_items == 0
+    assert result.summary.total_items == 2 and result.summary.errored_runs == 0
     _, scorer_results = next(c for c in completed if c[0].input["priority"] == "high")
     assert scorer_results["workflow"]["output-quality"].score == 1.0
     assert set(scorer_results["steps"]) == {"validation-step", "processing-step"}

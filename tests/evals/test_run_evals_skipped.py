@@ -23,7 +23,7 @@ def test_items_without_ground_truth_are_skipped_and_stay_out_of_the_mean_and_the
     stats = result.stats["exact_match"]
     assert (stats.count, stats.errors, stats.skipped) == (2, 0, 1)
     assert stats.mean == 0.5 and stats.pass_rate == 0.5 and stats.passed
-    assert result.summary.scorer_errors == 0 and result.summary.failed_items == 0
+    assert result.summary.scorer_errors == 0 and result.summary.errored_runs == 0
     skipped = result.items[2].results["exact_match"]
     assert isinstance(skipped, ScoreSkipped) and skipped.skip_reason == "no_ground_truth"
     assert result.items[2].passed and result.items[2].scores == {"exact_match": None}

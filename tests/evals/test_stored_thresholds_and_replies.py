@@ -76,6 +76,7 @@ def test_report_pass_rates_use_stored_thresholds_unless_overridden(
         "threshold": ">= 0.9",
         "origin": "stored",
         "scores": 3,
+        "errored": 0,
         "passed": 2,
         "rate": pytest.approx(2 / 3),
     }

@@ -229,6 +229,58 @@ def catalog_records() -> list[Any]:
     return records
 
 
+#: The one hour a store of :func:`hour_records` holds (UTC), and its runs.
+HOUR = NOW - timedelta(hours=2)
+HOUR_RUNS = 30
+
+
+def hour_records(runs: int = HOUR_RUNS) -> list[Any]:
+    """A store's first hour: ``runs`` runs from :data:`HOUR` on, each scored by a code scorer
+    (``exact_match``, 0 or 1), an LLM judge with tokens and cost (``faithfulness``, scores in every
+    bar of the histogram), a code scorer whose score is the same count outside 0..1 (``tool_calls``,
+    2) and a judge that timed out every time (``context_recall``)."""
+    records: list[Any] = []
+    for n in range(runs):
+        common = {
+            "run_id": f"hour-{n:02d}",
+            "entity": "support_agent",
+            "input": f"question {n}",
+            "output": f"answer {n}",
+            "created_at": HOUR + timedelta(minutes=5 + n * 50 / runs),
+            "source": "live",
+        }
+        records.append(
+            ScoreResult(scorer_id="exact_match", scorer_name="Exact match", score=float(n % 3 > 0), **common)
+        )
+        call = JudgeCall(
+            step="analyze",
+            model="openai/gpt-4o-mini",
+            prompt_tokens=300,
+            completion_tokens=40,
+            cost_usd=0.0001 + n * 1e-6,
+        )
+        records.append(
+            ScoreResult(
+                scorer_id="faithfulness",
+                scorer_name="Faithfulness",
+                score=round((n * 7 % 20) / 20 + 0.02, 2),  # 30 runs: one or two in each 0.05
+                judge_calls=[call],
+                **common,
+            )
+        )
+        records.append(ScoreResult(scorer_id="tool_calls", scorer_name="Tool calls", score=2.0, **common))
+        records.append(
+            ScoreFailure(
+                scorer_id="context_recall",
+                scorer_name="Context recall",
+                error_type="JudgeTimeout",
+                error_message="the judge did not answer in 30 s",
+                **common,
+            )
+        )
+    return records
+
+
 async def write_catalog(sink: Any) -> None:
     try:
         await sink.write_scorers(CATALOG)
@@ -248,6 +300,12 @@ def catalog_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def generated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_store(tmp_path_factory.mktemp("view") / "generated.db", generated_records())
+
+
+@pytest.fixture(scope="session")
+def hour_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of :func:`hour_records`: one hour of data."""
+    return write_store(tmp_path_factory.mktemp("hour") / "hour.db", hour_records())
 
 
 @pytest.fixture(scope="session")
@@ -302,6 +360,12 @@ def demo_server(demo_store: Path) -> Iterator[Server]:
 @pytest.fixture(scope="session")
 def generated_server(generated_store: Path) -> Iterator[Server]:
     with Server(generated_store) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def hour_server(hour_store: Path) -> Iterator[Server]:
+    with Server(hour_store) as server:
         yield server
 
 

@@ -92,7 +92,9 @@ def test_scorer_page_from_the_aggregates_matches_the_records(
             )
             versions = q.by_version_and_models("faithfulness", f)
     assert _scorer_numbers.in_range(totals)
-    expected = _scorer_numbers.page("faithfulness", Bound(0.7, None, "--pass-threshold"), numbers, versions)
+    expected = _scorer_numbers.page(
+        "faithfulness", Bound(0.7, None, "--pass-threshold"), numbers, versions, bucket
+    )
     assert data == expected
 
     scores = [r.score for r in mine if r.score is not None]
@@ -101,7 +103,8 @@ def test_scorer_page_from_the_aggregates_matches_the_records(
     summary = data["summary"]
     assert summary["scored"] == len(scores)
     assert summary["mean"] == pytest.approx(sum(scores) / len(scores))
-    assert summary["pass_rate"] == pytest.approx(sum(s >= 0.7 for s in scores) / len(scores))
+    judged = len(scores) + sum(r.outcome == "failed" for r in mine)  # a failure counts as not passed
+    assert summary["pass_rate"] == pytest.approx(sum(s >= 0.7 for s in scores) / judged)
     _assert_binned(summary["p10"], _nearest_rank(scores, 0.1))
     _assert_binned(summary["p50"], _nearest_rank(scores, 0.5))
     bars = Counter(score_bin(s) // 5 for s in scores)
@@ -158,6 +161,7 @@ def test_scorer_page_from_the_aggregates_equals_the_row_path(
                 50,
             ),
             [],
+            bucket,
         )
         rows = _scorer_numbers.page(
             "faithfulness",
@@ -166,6 +170,7 @@ def test_scorer_page_from_the_aggregates_equals_the_row_path(
                 q.series("faithfulness", f, bucket, (0.5, math.inf)), q.by_entity("faithfulness", f)
             ),
             [],
+            bucket,
         )
     for key in ("outcomes", "errors", "breakdowns"):
         assert _rounded(rolled[key]) == _rounded(rows[key]), key
@@ -206,7 +211,8 @@ def test_scorer_page_reads_the_rows_when_the_aggregates_cannot_tell(
         data = _pages.scorer(reader, "faithfulness", f, "day", _pages.Settings(default=threshold))
     assert data["outcomes"] == dict(Counter(r.outcome for r in mine))
     assert data["summary"]["mean"] == pytest.approx(sum(scores) / len(scores))
-    assert data["summary"]["pass_rate"] == pytest.approx(sum(s >= threshold for s in scores) / len(scores))
+    judged = len(scores) + sum(r.outcome == "failed" for r in mine)  # a failure counts as not passed
+    assert data["summary"]["pass_rate"] == pytest.approx(sum(s >= threshold for s in scores) / judged)
     if f.eval_id is not None:
         assert data["summary"]["p50"] == _nearest_rank(scores, 0.5)  # the rows' scores (to 0.001): exact
     else:  # the histogram's percentile (to 0.01), beside the exact pass rate
@@ -354,7 +360,11 @@ def test_the_overview_fragment_counts_coverage_as_the_report_does(
 def test_overview_columns_follow_the_filters(generated_store: Path, f: Filters) -> None:
     with Reader(generated_store) as reader:
         data = _pages.overview(reader, f, _pages.Settings(), deferred=True)
-    stored = {r.run_id for r in generated_records() if f.since is None or r.created_at >= f.since}
+    stored = {
+        r.run_id
+        for r in generated_records()
+        if (f.since is None or r.created_at >= f.since) and (f.eval_id is None or r.eval_id == f.eval_id)
+    }
     assert data["store_runs"] == len(stored)
     assert {s["id"] for s in data["scorers"]} == {"exact_match", "faithfulness", "tone"}
     for shown in data["scorers"]:

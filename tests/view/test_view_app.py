@@ -135,7 +135,8 @@ def test_overview_from_the_histogram_matches_the_rows(
         if not scores:
             continue
         assert shown["mean"] == pytest.approx(sum(scores) / len(scores))
-        assert shown["pass_rate"] == pytest.approx(sum(s >= threshold for s in scores) / len(scores))
+        judged = len(scores) + sum(r.outcome == "failed" for r in mine)  # a failure counts as not passed
+        assert shown["pass_rate"] == pytest.approx(sum(s >= threshold for s in scores) / judged)
         for q, key in ((0.1, "p10"), (0.5, "p50")):
             exact = scores[max(1, math.ceil(q * len(scores))) - 1]
             assert exact - 0.01 - 1e-9 <= shown[key] <= exact  # its bin's lower edge (1.0: 0.99)
@@ -152,7 +153,8 @@ def test_overview_numbers_match_the_records(generated_store: Path) -> None:
     assert by_id["faithfulness"]["mean"] == pytest.approx(sum(scores) / len(scores))
     p50 = scores[(len(scores) + 1) // 2 - 1]
     assert by_id["faithfulness"]["p50"] == pytest.approx(p50, abs=0.01)  # the histogram's bin
-    assert by_id["faithfulness"]["pass_rate"] == pytest.approx(sum(s >= 0.7 for s in scores) / len(scores))
+    judged = len(scores) + sum(r.outcome == "failed" for r in faith)  # a failure counts as not passed
+    assert by_id["faithfulness"]["pass_rate"] == pytest.approx(sum(s >= 0.7 for s in scores) / judged)
     assert by_id["faithfulness"]["errors"] == [("JudgeTimeout", sum(r.outcome == "failed" for r in faith))]
     assert by_id["tone"]["skip_reasons"] == {"no_output": sum(r.outcome == "skipped" for r in records)}
     assert by_id["tone"]["coverage"]["store_runs"] == len({r.run_id for r in records})

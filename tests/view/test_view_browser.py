@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.view.conftest import OUTPUT, REPLY, XSS, XSS_RUN, Server
+from tests.view.conftest import HOUR, OUTPUT, REPLY, XSS, XSS_RUN, Server
 
 PAGES = [
     ("overview", "/"),
@@ -55,6 +55,12 @@ def drawn(page: Any, key: str) -> int:
     chart = page.locator(f'[data-chart="{key}"]')
     assert chart.locator("canvas").count() == 1, f"chart {key} has no canvas"
     return int(chart.get_attribute("data-points"))
+
+
+def scale(page: Any, key: str, name: str = "x") -> tuple[float, float]:
+    """The span of chart ``key``'s scale ``name`` as uPlot drew it (its axis' first and last value)."""
+    low, high = page.locator(f'[data-chart="{key}"]').get_attribute(f"data-scale-{name}").split()
+    return float(low), float(high)
 
 
 def test_every_page_of_the_demo_store_loads_and_is_screenshotted(
@@ -269,5 +275,53 @@ def test_the_html_report_works_offline(browser: Any, generated_store: Any, tmp_p
         assert "sampled /" in page.locator("[data-coverage]").first.inner_text()  # inline, not fetched
         assert len(data) >= 10
         page.screenshot(path=OUTPUT / "report.png", full_page=True)
+    finally:
+        context.close()
+
+
+HOUR_START = int(HOUR.timestamp())
+DAY_START = int(HOUR.replace(hour=0).timestamp())
+
+
+def test_one_hour_of_data_is_drawn_around_its_hour(hour_server: Server, watched: Watched) -> None:
+    """Time axes span the bucket either side of the lone one (not years), counts start at 0, a code
+    scorer has no judge-cost chart."""
+    page = watched.open(hour_server.url + "/scorers/faithfulness?bucket=hour")
+    assert drawn(page, "trend") == drawn(page, "cost") == 1
+    assert scale(page, "trend") == scale(page, "cost") == (HOUR_START - 3600, HOUR_START + 3600)
+    assert scale(page, "cost", "y")[0] == scale(page, "cost", "tokens")[0] == 0
+    assert scale(page, "histogram") == (0, 1) and scale(page, "histogram", "y") == (0, 2.2)  # 1 or 2 a bar
+    page.screenshot(path=OUTPUT / "hour-scorer.png", full_page=True)
+    page = watched.open(hour_server.url + "/scorers/faithfulness")
+    assert scale(page, "trend") == (DAY_START - 86400, DAY_START + 86400)
+    page = watched.open(hour_server.url + "/scorers/tool_calls")  # every score 2: one bar
+    assert scale(page, "histogram") == (1, 4) and scale(page, "histogram", "y") == (0, 33)
+    assert page.locator('[data-chart="cost"]').count() == 0
+    assert page.locator('[data-empty="cost"]').inner_text().startswith("No judge cost")
+    page = watched.open(hour_server.url + "/")
+    for scorer_id in ("exact_match", "faithfulness", "tool_calls"):
+        assert scale(page, f"spark-{scorer_id}") == (DAY_START - 86400, DAY_START + 86400)
+    page.screenshot(path=OUTPUT / "hour-overview.png", full_page=True)
+
+
+def test_the_html_report_of_one_hour_of_data(browser: Any, hour_store: Any, tmp_path: Any) -> None:
+    from agentevals._view._report_html import write_report
+
+    path = write_report(hour_store, tmp_path / "report.html")
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, offline=True)
+    try:
+        page = Watched(context.new_page()).open(path.as_uri())
+        sections = page.locator(".scorer-section").evaluate_all("all => all.map(s => s.id)")
+        assert sections == [
+            f"scorer-{s}" for s in ("context_recall", "exact_match", "faithfulness", "tool_calls")
+        ]
+        for prefix in ("s1-", "s2-", "s3-"):  # the report's buckets are days
+            assert scale(page, prefix + "trend") == (DAY_START - 86400, DAY_START + 86400), prefix
+            assert scale(page, prefix + "histogram", "y")[0] == 0, prefix
+        assert scale(page, "s2-cost") == (DAY_START - 86400, DAY_START + 86400)
+        assert page.locator('[data-chart="s0-trend"], [data-chart$="-cost"]').count() == 1  # s2's
+        assert page.locator('[data-empty="s0-trend"], [data-empty="s0-histogram"]').count() == 2
+        assert page.locator('[data-empty="s1-cost"], [data-empty="s3-cost"]').count() == 2
+        page.screenshot(path=OUTPUT / "hour-report.png", full_page=True)
     finally:
         context.close()

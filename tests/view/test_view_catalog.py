@@ -45,15 +45,14 @@ def store(catalog_store: Path) -> Path:
 
 
 def _pass_rate(records: list[Any], scorer_id: str, low: float, high: float, eval_id: Any = ...) -> float:
-    scores = [
-        r.score
+    """Scores within the bounds out of the records scored or failed (a failure counts as not passed)."""
+    judged = [
+        r
         for r in records
-        if r.scorer_id == scorer_id
-        and isinstance(r, ScoreResult)
-        and r.score is not None
-        and (eval_id is ... or r.eval_id == eval_id)
+        if r.scorer_id == scorer_id and r.outcome != "skipped" and (eval_id is ... or r.eval_id == eval_id)
     ]
-    return sum(low <= s <= high for s in scores) / len(scores)
+    passed = [r for r in judged if isinstance(r, ScoreResult) and r.score is not None and low <= r.score <= high]
+    return len(passed) / len(judged)
 
 
 def _by_id(overview: dict[str, Any]) -> dict[str, dict[str, Any]]:
