@@ -14,7 +14,7 @@ from pydantic import BaseModel, SecretStr
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
-    retry_if_exception_type,
+    retry_if_exception,
     stop_after_attempt,
     wait_exponential_jitter,
 )
@@ -22,8 +22,9 @@ from tenacity import (
 from agentevals._errors import JudgeError, JudgeOutputError
 from agentevals._judge import _litellm
 from agentevals._judge._parse import ReplyParseError, parse_reply
+from agentevals._judge._quiet import quiet_litellm
 from agentevals._judge._request import build_request
-from agentevals._judge._retries import RETRIES
+from agentevals._judge._retries import RETRIES, local_cause
 from agentevals._judge._secrets import active_secrets, conceal, mask_exception, mask_text, secret_values
 from agentevals._limits._scope import Ticket, active_limits
 from agentevals._result import JudgeCall
@@ -198,7 +199,8 @@ class Judge:
             attempts += 1
             async with self._limit(), ticket.sending() if ticket is not None else _UNLIMITED:
                 async with asyncio.timeout(self.timeout + 5.0):  # no extra task per call, unlike wait_for
-                    response = await _litellm.acompletion(request)
+                    with quiet_litellm():
+                        response = await _litellm.acompletion(request)
             prompt_tokens, completion_tokens = _litellm.usage_of(response)
             usage[0] += prompt_tokens
             usage[1] += completion_tokens
@@ -232,8 +234,9 @@ class Judge:
                 )
             )
 
+        retryable = (*_litellm.retryable_errors(), ReplyParseError)
         retrying = AsyncRetrying(
-            retry=retry_if_exception_type((*_litellm.retryable_errors(), ReplyParseError)),
+            retry=retry_if_exception(lambda err: isinstance(err, retryable) and local_cause(err) is None),
             wait=wait_exponential_jitter(multiplier=self.backoff, max=self.max_backoff, jitter=self.jitter),
             stop=stop_after_attempt(self.max_attempts),
             before_sleep=lambda state: self._log_retry(state, secrets),
@@ -254,6 +257,10 @@ class Judge:
             # Providers echo a bad key ("Incorrect API key provided: sk-..."): masked in the exception
             # itself (it stays chained), so in the message, the call record and any traceback.
             mask_exception(err, secrets)
+            local = local_cause(err)
+            if local is not None:
+                detail = mask_text(f"{type(local).__name__}: {local}", secrets)
+                raise self._unsendable(detail, attempts, record(False, detail)) from local
             error = mask_text(_litellm.describe_error(err), secrets)
             raise JudgeError(
                 f"judge {self.model!r} failed after {attempts} attempt(s): {error}",
@@ -262,6 +269,18 @@ class Judge:
                 call=record(False, error),
             ) from err
         return JudgeReply(value=outcome[0], text=outcome[1], call=record(True))
+
+    def _unsendable(self, detail: str, attempts: int, call: JudgeCall) -> JudgeError:
+        """The request could not be sent: no fault of the judge (raised from the local error, which the
+        breaker does not count) and nothing a retry would change."""
+        return JudgeError(
+            f"judge {self.model!r}: the request could not be sent ({detail}); it "
+            "holds text UTF-8 cannot carry (a lone surrogate such as '\\ud800') or a value that is not "
+            "JSON: check the values in Judge(completion_kwargs=...)",
+            model=self.model,
+            attempts=attempts,
+            call=call,
+        )
 
     def check(self) -> None:
         """Verify the configuration without calling the model: LiteLLM can route ``model`` and the

@@ -17,14 +17,31 @@ JSON_INSTRUCTION = (
 
 
 def build_messages(instructions: str, prompt: str, schema: type[BaseModel] | None) -> list[dict[str, str]]:
-    """The chat messages for one judge call: the instructions as system prompt, the step prompt as user."""
-    user = prompt
+    """The chat messages for one judge call: the instructions as system prompt, the step prompt as user
+    (both :func:`sendable`)."""
+    user = sendable(prompt)
     if schema is not None:
-        user = f"{prompt}\n\n{JSON_INSTRUCTION}{schema_text(schema)}"
+        user = f"{user}\n\n{JSON_INSTRUCTION}{schema_text(schema)}"
     messages = [{"role": "user", "content": user}]
     if instructions:
-        messages.insert(0, {"role": "system", "content": instructions})
+        messages.insert(0, {"role": "system", "content": sendable(instructions)})
     return messages
+
+
+def sendable(text: str) -> str:
+    """``text`` as a request can carry it (UTF-8): a lone surrogate, as text cut inside a UTF-16 pair
+    holds, becomes U+FFFD, as the stores write it; a pair split over two code points is joined.
+
+    >>> sendable("cut \\ud83d") == "cut \\ufffd", sendable("pair \\ud83d\\ude00") == "pair \\U0001f600"
+    (True, True)
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 @lru_cache(maxsize=256)

@@ -1,4 +1,5 @@
-"""Judge retries logged as summaries: each attempt at DEBUG, a WARNING at most once a minute per model.
+"""Which judge failures are the judge's own, and retries logged as summaries: each attempt at DEBUG, a
+WARNING at most once a minute per model.
 
 A provider that rate-limits every call would otherwise write one warning per attempt of every call.
 Inside a ``ScoringEngine`` with ``redact=``, the provider's error text in these lines (which may echo the
@@ -13,6 +14,32 @@ from agentevals._redact import active_redactor, redact_text
 from agentevals._throttle import Throttle
 
 log = logging.getLogger("agentevals.judge")
+
+# Raised while the request is encoded, before it leaves: text that UTF-8 cannot carry, a value JSON cannot.
+_LOCAL_ERRORS = (UnicodeEncodeError, TypeError)
+
+
+def local_cause(error: BaseException) -> BaseException | None:
+    """The error behind ``error`` when the request failed on this side, before the judge got it (LiteLLM
+    reports it as a server or connection error); ``None`` for a failure of the judge itself. Such a
+    failure is not retried and does not count toward the judge's circuit breaker.
+
+    >>> try:
+    ...     "\\ud800".encode("utf-8")
+    ... except UnicodeEncodeError as err:
+    ...     wrapped = RuntimeError("InternalServerError")
+    ...     wrapped.__cause__ = err
+    >>> type(local_cause(wrapped)).__name__, local_cause(TimeoutError("slow"))
+    ('UnicodeEncodeError', None)
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, _LOCAL_ERRORS):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 class RetryLog:

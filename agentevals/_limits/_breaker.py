@@ -36,7 +36,9 @@ class Breaker:
       timeout, and are skipped only if it does not close in time.
 
     Permanent errors (a refused key, a bad request) and invalid judge output do not count: the model
-    answered. One WARNING is logged when it opens and one when it closes again. ``clock`` is for tests.
+    answered. Nor does a request that fails before it is sent (text or a value it cannot carry, which
+    LiteLLM reports as a server error): that run fails alone. One WARNING is logged when it opens and
+    one when it closes again. ``clock`` is for tests.
 
     >>> Breaker().failures, Breaker().reset_after, Breaker().on_open
     (5, 30.0, 'skip')

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from agentevals._errors import JudgeError, JudgeOutputError
 from agentevals._judge import _litellm
+from agentevals._judge._retries import local_cause
 from agentevals._limits._breaker import Breaker, BreakerStatus, ModelBreaker
 from agentevals._limits._budget import Budget, BudgetMeter, BudgetUsage, Hold
 from agentevals._steps import SkipRun
@@ -230,9 +231,12 @@ def endpoint(model: str, api_base: str | None) -> str:
 
 def answered(error: BaseException | None) -> bool | None:
     """Whether the model answered (``True``: success, invalid output or a permanent error), failed
-    transiently after its retries (``False``), or the call tells nothing (``None``: cancelled)."""
+    transiently after its retries (``False``), or the call tells nothing (``None``: cancelled, or the
+    request failed on this side before the judge got it)."""
     if error is None or isinstance(error, JudgeOutputError):
         return True
+    if isinstance(error, JudgeError) and local_cause(error) is not None:
+        return None
     if isinstance(error, JudgeError):
         return not isinstance(error.__cause__, _litellm.retryable_errors())
     return None

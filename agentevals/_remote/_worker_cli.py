@@ -4,8 +4,10 @@ worker process starts (Dramatiq itself is imported only once they pass)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
+from agentevals._judge._quiet import DEBUG_ENV
 from agentevals._remote._codec import QUEUE
 from agentevals._remote._worker_check import check_config
 from agentevals._remote._worker_setup import WorkerConfig
@@ -93,6 +95,11 @@ def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="Redis: redeliver a dead worker's runs after",
     )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"keep LiteLLM's own INFO lines for each judge call, left out by default (as {DEBUG_ENV}=1)",
+    )
 
 
 def run_worker(args: argparse.Namespace) -> int:
@@ -108,9 +115,16 @@ def run_worker(args: argparse.Namespace) -> int:
             "redis://host:6379/0 to share them",
             file=sys.stderr,
         )
+    keep_litellm_info(args.verbose)
     from agentevals._remote._worker import run_workers  # imports Dramatiq
 
     return run_workers(config, processes=args.processes, threads=args.threads)
+
+
+def keep_litellm_info(verbose: bool) -> None:
+    """``--verbose``: the worker processes, which inherit this environment, keep LiteLLM's INFO lines."""
+    if verbose:
+        os.environ[DEBUG_ENV] = "1"
 
 
 def worker_config(args: argparse.Namespace) -> WorkerConfig:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
-from collections.abc import Mapping, Sequence
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from agentevals import Run, Scorer
+from agentevals import FlushReport, Run, Scorer
 from agentevals.live import Engine, LiveScoring, import_litellm, is_scoring
+from agentevals_litellm._pending import PATIENCE, Pending, PendingCalls
 
 import_litellm()  # before LiteLLM's own import runs: the bundled price list, no network fetch
 from litellm.integrations.custom_logger import CustomLogger  # noqa: E402
@@ -22,11 +27,15 @@ _JUDGE_KEYS = (SKIP_KEY, "agentevals_judge")
 _CALL_TYPES = {"completion", "acompletion"}
 _CALLBACK_LISTS = (
     "callbacks",
+    "input_callback",
     "success_callback",
     "failure_callback",
     "_async_success_callback",
     "_async_failure_callback",
 )
+_NOT_NOTED = "agentevals: could not note a LiteLLM call; it is scored only if LiteLLM reports it"
+_POLL = 0.005  # seconds between looks at the calls whose callbacks flush() waits for
+_SWEEP_EVERY = 0.1  # seconds between looks for callbacks that cannot come, while calls are made
 
 
 class ScoringLogger(LiveScoring, CustomLogger):
@@ -43,6 +52,14 @@ class ScoringLogger(LiveScoring, CustomLogger):
     here is the default of every scorer entry), skipped (``run_failed``) by the others. LiteLLM
     callbacks are process-global: :meth:`register` one logger once and :meth:`unregister` it to stop
     (per-call ``callbacks=[...]`` leak into later calls in LiteLLM).
+
+    LiteLLM reports a call after it returns (from a thread, or from a task on the caller's event loop).
+    :meth:`flush` first waits for the reports of the calls that have returned, so a call made just
+    before it is scored. An async call whose report cannot come (``asyncio.run`` closed its loop first)
+    is scored from the response kept when it returned (counted in ``rescued``, logged at INFO); a call
+    whose report is over 5 s late and has no response kept is counted in ``lost`` (logged as a
+    WARNING) and still scored if its report comes later. Streamed calls are scored from their report
+    only.
 
     >>> from agentevals.scorers import create_includes_scorer
     >>> logger = ScoringLogger(scorers=[create_includes_scorer()], sinks=[]).register()  # doctest: +SKIP
@@ -64,6 +81,10 @@ class ScoringLogger(LiveScoring, CustomLogger):
         CustomLogger.__init__(self)
         self.entity = entity
         self.skipped = 0
+        self.rescued = 0
+        self.lost = 0
+        self._pending = PendingCalls()
+        self._swept = 0.0
 
     # -- registration ----------------------------------------------------------------------------------
 
@@ -72,6 +93,9 @@ class ScoringLogger(LiveScoring, CustomLogger):
         lm = import_litellm()
         if not any(c is self for c in lm.callbacks):
             setattr(lm, "callbacks", [*lm.callbacks, self])  # noqa: B010  (a module attribute)
+        # After the engine's own exit hook, so it runs first: calls rescued at exit are still scored.
+        atexit.unregister(self._at_exit)
+        atexit.register(self._at_exit)
         return self
 
     def unregister(self) -> None:
@@ -83,8 +107,116 @@ class ScoringLogger(LiveScoring, CustomLogger):
             current = getattr(lm, name, None)
             if isinstance(current, list):
                 setattr(lm, name, [c for c in current if c is not self])
+        atexit.unregister(self._at_exit)
+
+    # -- flushing: first the calls whose LiteLLM report is due --------------------------------------
+
+    def flush(self, timeout: float = 30.0) -> FlushReport:
+        """Wait for LiteLLM's reports of the calls that have returned, then as :meth:`LiveScoring.flush`
+        (``timeout`` bounds both)."""
+        return super().flush(self._settle(timeout))
+
+    async def aflush(self, timeout: float = 30.0) -> FlushReport:
+        """:meth:`flush` for async code."""
+        if not _is_seconds(timeout):
+            return await super().aflush(timeout)  # the engine says what is wrong with it
+        deadline = time.monotonic() + timeout
+        while self._sweep(None) and time.monotonic() < deadline:
+            await asyncio.sleep(_POLL)  # this loop delivers the reports of its own calls meanwhile
+        return await super().aflush(max(0.0, deadline - time.monotonic()))
+
+    def shutdown(self, timeout: float = 30.0) -> FlushReport:
+        """Flush as :meth:`flush`, then stop the engine."""
+        return super().shutdown(self._settle(timeout))
+
+    def _settle(self, timeout: float) -> float:
+        """Wait up to ``timeout`` for the reports due (those of the loop this thread runs cannot come
+        while it waits: scored at once); the time left."""
+        if not _is_seconds(timeout):
+            return timeout  # the engine says what is wrong with it
+        deadline = time.monotonic() + timeout
+        blocked = _running_loop()
+        while self._sweep(blocked) and time.monotonic() < deadline:
+            time.sleep(_POLL)
+        return max(0.0, deadline - time.monotonic())
+
+    def _sweep(self, blocked: asyncio.AbstractEventLoop | None) -> int:
+        """Score the calls whose report cannot come, give up those overdue; how many are still due."""
+        due = self._pending.take(time.monotonic(), blocked)
+        if due.rescue:
+            self._rescue(due.rescue)
+        if due.lost:
+            self.lost += len(due.lost)
+            log.warning(
+                "agentevals: %d LiteLLM call(s) returned but LiteLLM did not report them within %g s; "
+                "they are not scored unless the report still comes (ScoringLogger.lost counts them)",
+                len(due.lost),
+                PATIENCE,
+            )
+        return due.waiting
+
+    def _rescue(self, calls: Iterable[Pending]) -> None:
+        rescued = 0
+        for call in calls:
+            details = call.details
+            start = details.get("start_time")
+            try:
+                run = self._run(details, call.response, start, call.ended, None)
+            except Exception:
+                log.exception("agentevals: could not capture a LiteLLM call; it is not scored")
+                continue
+            if run is not None and self.submit(run):
+                rescued += 1
+        self.rescued += rescued
+        if rescued:
+            log.info(
+                "agentevals: scored %d LiteLLM call(s) from their response: LiteLLM's report of them "
+                "could not come (their event loop had closed) or was over %g s late",
+                rescued,
+                PATIENCE,
+            )
+
+    def _at_exit(self) -> None:
+        try:
+            self._sweep(None)
+        except Exception:
+            log.exception("agentevals: scoring the unreported LiteLLM calls at exit failed")
 
     # -- LiteLLM hooks: sync calls log on a LiteLLM thread, async calls on the caller's loop ----------
+
+    def log_post_api_call(self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any) -> None:
+        """Inside a sync call, once the provider replied: its report is now due (an async call is noted
+        as it returns, below: one cancelled before that has no report to wait for)."""
+        try:
+            if not isinstance(kwargs, Mapping) or kwargs.get("call_type") != "completion":
+                return
+            if not _awaits_report(kwargs):
+                return  # not a call to score (a judge's among them): no sweep from its context either
+            self._pending.note(kwargs["litellm_call_id"], kwargs, time.monotonic())
+            self._sweep_now_and_then()
+        except Exception:
+            log.exception(_NOT_NOTED)
+
+    async def async_post_call_success_deployment_hook(
+        self, request_data: Any, response: Any, call_type: Any
+    ) -> None:
+        """Inside an async call, as it returns: its response is kept until its report comes."""
+        try:
+            details = getattr(request_data.get("litellm_logging_obj"), "model_call_details", None)
+            if isinstance(details, Mapping) and _awaits_report(details) and _reply_message(response):
+                loop = asyncio.get_running_loop()
+                self._pending.answered(details["litellm_call_id"], details, response, loop, time.monotonic())
+                self._sweep_now_and_then()
+        except Exception:
+            log.exception(_NOT_NOTED)
+
+    def _sweep_now_and_then(self) -> None:
+        """While calls are made: an application that runs each request in its own ``asyncio.run`` gets
+        the calls of the ended ones scored without a flush."""
+        now = time.monotonic()
+        if now - self._swept >= _SWEEP_EVERY:
+            self._swept = now
+            self._sweep(None)
 
     def log_success_event(self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any) -> None:
         self._capture(kwargs, response_obj, start_time, end_time, None)
@@ -106,7 +238,8 @@ class ScoringLogger(LiveScoring, CustomLogger):
 
     def _capture(self, kwargs: Any, response: Any, start: Any, end: Any, error: Any) -> None:
         try:
-            if not isinstance(kwargs, Mapping) or self._skip(kwargs):
+            # Settled first: a call noted in one context may be left out in its report's.
+            if not isinstance(kwargs, Mapping) or not self._reported(kwargs) or self._skip(kwargs):
                 return
             run = self._run(kwargs, response, start, end, error)
         except Exception:
@@ -116,16 +249,23 @@ class ScoringLogger(LiveScoring, CustomLogger):
             self.submit(run)
 
     def _skip(self, kwargs: Mapping[str, Any]) -> bool:
-        if is_scoring():
-            self.skipped += 1
+        if _other_call(kwargs):
             return True
-        if kwargs.get("call_type") not in _CALL_TYPES and kwargs.get("call_type") is not None:
-            return True
-        metadata = _metadata(kwargs)
-        if any(metadata.get(k) for k in _JUDGE_KEYS):
+        if _left_out(kwargs):
             self.skipped += 1
             return True
         return False
+
+    def _reported(self, kwargs: Mapping[str, Any]) -> bool:
+        """Settle the call's report; ``False`` when the call was already scored from its response."""
+        call_id = kwargs.get("litellm_call_id")
+        if not isinstance(call_id, str):
+            return True
+        capture, was_lost = self._pending.settle(call_id)
+        if was_lost:
+            self.lost -= 1
+            log.info("agentevals: LiteLLM reported call %s late; it is scored after all", call_id)
+        return capture
 
     def _run(self, kwargs: Mapping[str, Any], response: Any, start: Any, end: Any, error: Any) -> Run | None:
         messages = list(kwargs.get("messages") or [])
@@ -139,7 +279,7 @@ class ScoringLogger(LiveScoring, CustomLogger):
             "model": kwargs.get("model"),
             "provider": kwargs.get("custom_llm_provider"),
             "usage": _usage(response),
-            "cost_usd": kwargs.get("response_cost"),
+            "cost_usd": _cost(kwargs, response),
             "stream": bool(kwargs.get("stream")),
         }
         extra.update({k: v for k, v in metadata.items() if _is_user_key(k)})
@@ -159,6 +299,40 @@ class ScoringLogger(LiveScoring, CustomLogger):
             duration_ms=duration,
             metadata={k: v for k, v in extra.items() if v is not None},
         )
+
+
+def _awaits_report(kwargs: Mapping[str, Any]) -> bool:
+    """Whether a returning call is one to score whose report :meth:`ScoringLogger.flush` waits for."""
+    call_id = kwargs.get("litellm_call_id")
+    if not isinstance(call_id, str) or kwargs.get("stream") or not kwargs.get("messages"):
+        return False
+    return not _other_call(kwargs) and not _left_out(kwargs)
+
+
+def _other_call(kwargs: Mapping[str, Any]) -> bool:
+    """Not a chat completion (embeddings, images, ...): never scored."""
+    call_type = kwargs.get("call_type")
+    return call_type is not None and call_type not in _CALL_TYPES
+
+
+def _left_out(kwargs: Mapping[str, Any]) -> bool:
+    """A judge's own call, or one flagged ``agentevals_skip``."""
+    if is_scoring():
+        return True
+    metadata = _metadata(kwargs)
+    return any(metadata.get(k) for k in _JUDGE_KEYS)
+
+
+def _is_seconds(value: Any) -> bool:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return number and math.isfinite(value) and value >= 0
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _metadata(kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -200,6 +374,15 @@ def _usage(response: Any) -> dict[str, int] | None:
         return None
     keys = ("prompt_tokens", "completion_tokens", "total_tokens")
     return {k: int(getattr(usage, k, 0) or 0) for k in keys}
+
+
+def _cost(kwargs: Mapping[str, Any], response: Any) -> Any:
+    """LiteLLM's cost of the call: in its report, or (a call scored from its response) on the response."""
+    cost = kwargs.get("response_cost")
+    if cost is None:
+        hidden = getattr(response, "_hidden_params", None)
+        cost = hidden.get("response_cost") if isinstance(hidden, Mapping) else None
+    return cost
 
 
 def _describe(error: Any) -> str:
