@@ -51,7 +51,9 @@ def _pass_rate(records: list[Any], scorer_id: str, low: float, high: float, eval
         for r in records
         if r.scorer_id == scorer_id and r.outcome != "skipped" and (eval_id is ... or r.eval_id == eval_id)
     ]
-    passed = [r for r in judged if isinstance(r, ScoreResult) and r.score is not None and low <= r.score <= high]
+    passed = [
+        r for r in judged if isinstance(r, ScoreResult) and r.score is not None and low <= r.score <= high
+    ]
     return len(passed) / len(judged)
 
 
