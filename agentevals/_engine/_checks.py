@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from agentevals._engine._config import ScorerEntry
+from agentevals._judge._litellm import deferred_checks, warm_up_in_background
 from agentevals.sinks._logging import LoggingSink
 from agentevals.sinks._protocol import Sink, sink_name
 
@@ -19,12 +21,30 @@ _warned_no_sinks = False
 
 def check_scorers(entries: Mapping[str, ScorerEntry]) -> None:
     """Each scorer's :meth:`~agentevals.Scorer.check` (its judges' configuration, no model call); the
-    first problem as a ``ValueError`` naming the scorer."""
+    first problem as a ``ValueError`` naming the scorer.
+
+    LiteLLM is not imported on the caller's thread: the keys of the common providers are looked up
+    directly, and when a scorer calls a judge, a thread of its own imports LiteLLM (judged scorers wait
+    for it before their timeouts start), then checks the models of the other providers and logs their
+    problems (their runs get error records)."""
+    later: list[tuple[str, Callable[[], None]]] = []
     for key, entry in entries.items():
+        with deferred_checks() as checks:
+            try:
+                entry.scorer.check()
+            except ValueError as err:
+                raise ValueError(f"scorer {key!r} cannot score: {err} ({_SKIP_HINT})") from err
+        later += [(key, check) for check in checks]
+    if any(entry.scorer.has_judge for entry in entries.values()):
+        warm_up_in_background(partial(_check_later, later) if later else None)
+
+
+def _check_later(checks: Sequence[tuple[str, Callable[[], None]]]) -> None:
+    for key, check in checks:
         try:
-            entry.scorer.check()
+            check()
         except ValueError as err:
-            raise ValueError(f"scorer {key!r} cannot score: {err} ({_SKIP_HINT})") from err
+            logger.error("agentevals: scorer %r cannot score: %s (its runs get error records)", key, err)
 
 
 def check_sinks(sinks: Sequence[Sink]) -> None:

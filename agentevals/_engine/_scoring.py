@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
 from agentevals._failure import error_record, skipped_record
+from agentevals._judge._litellm import imported
 from agentevals._redact import redact_text
 from agentevals._result import ScoreFailure, ScoreRecord, ScoreResult, ScoreSkipped
 from agentevals._run import Run
@@ -65,6 +66,8 @@ async def score_once(
 ) -> ScoreRecord:
     """The scorer's result, a ``ScoreSkipped`` when a step skips the run, or a ``ScoreFailure`` when it
     raises or exceeds ``timeout`` seconds."""
+    if scorer.has_judge:
+        await imported()
     async with concurrency:
         return await _guarded(
             scorer.score(run, source="live"), run, scorer, timeout, time.perf_counter(), failures

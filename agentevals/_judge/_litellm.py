@@ -1,22 +1,35 @@
-"""The one place that imports LiteLLM (lazily: it costs ~2.5 s and ~150 MiB)."""
+"""The one place that imports LiteLLM: lazily, since it costs seconds and ~150 MiB. An application
+that makes judge calls imports it off its own thread (:func:`warm`), before the first call."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import json
+import logging
 import os
 import re
 import threading
-from functools import lru_cache
+from collections.abc import Callable, Iterator
+from functools import lru_cache, partial
 from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel
 
+from agentevals._judge._credentials import check_credentials
 from agentevals._judge._secrets import install_log_filter, reveal
+
+logger = logging.getLogger("agentevals.judge")
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
+
+#: While set, the checks that need LiteLLM are collected here instead of run (see :func:`deferred_checks`).
+_deferred: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar(
+    "agentevals_deferred_checks", default=None
+)
 
 
 def litellm() -> ModuleType:
@@ -105,9 +118,61 @@ def cost_of(response: Any) -> float | None:
         return None
 
 
+def warm(then: Callable[[], None] | None = None) -> None:
+    """Import LiteLLM now, on the calling thread, then run ``then``. A failed import is logged; the first
+    judge call tries again and reports the error with its run."""
+    try:
+        litellm()
+    except Exception:
+        logger.warning("agentevals: importing LiteLLM failed", exc_info=True)
+        return
+    if then is not None:
+        then()
+
+
+def warm_up_in_background(then: Callable[[], None] | None = None) -> None:
+    """:func:`warm` on a daemon thread of its own, so that neither the caller nor an event loop waits for
+    the import (an engine at construction, a worker while it connects)."""
+    threading.Thread(target=warm, args=(then,), name="agentevals-litellm-warm-up", daemon=True).start()
+
+
+async def imported() -> None:
+    """Wait, without blocking the loop, until LiteLLM is imported (a warm-up may be under way on another
+    thread): a scorer awaits it before its timeout starts, so no timeout counts the import. A failed
+    import is left to the judge call, which reports it with its run."""
+    if _module is None:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(litellm)
+
+
+@contextlib.contextmanager
+def deferred_checks() -> Iterator[list[Callable[[], None]]]:
+    """Within it, :func:`check_model` leaves the part of a check that needs LiteLLM (a model of a provider
+    :mod:`~agentevals._judge._credentials` does not know) in the list it yields, to be run later
+    off the caller's thread, instead of importing LiteLLM."""
+    checks: list[Callable[[], None]] = []
+    token = _deferred.set(checks)
+    try:
+        yield checks
+    finally:
+        _deferred.reset(token)
+
+
 def check_model(model: str, *, api_base: str | None, has_key: bool) -> None:
-    """Raise ``ValueError`` (saying how to fix it) when LiteLLM cannot route ``model`` or its provider's
-    credentials are missing; makes no network call."""
+    """Raise ``ValueError`` (saying how to fix it) when ``model`` cannot be routed or its provider's
+    credentials are missing; makes no network call. The common providers' keys are checked without
+    LiteLLM; LiteLLM is asked only about the other models (later, inside :func:`deferred_checks`)."""
+    if check_credentials(model, api_base=api_base, has_key=has_key):
+        return
+    check = partial(_check_with_litellm, model, api_base=api_base, has_key=has_key)
+    deferred = _deferred.get()
+    if deferred is None:
+        check()
+    else:
+        deferred.append(check)
+
+
+def _check_with_litellm(model: str, *, api_base: str | None, has_key: bool) -> None:
     lm = litellm()
     try:
         lm.get_llm_provider(model, api_base=api_base)

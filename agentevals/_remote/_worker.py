@@ -24,6 +24,7 @@ import dramatiq
 from dramatiq.middleware import AsyncIO, Middleware
 
 from agentevals._engine._config import ScorerEntry
+from agentevals._judge._litellm import warm_up_in_background
 from agentevals._remote._codec import ACTOR, runs_from_message
 from agentevals._remote._group_write import GroupWriter
 from agentevals._remote._score_message import BadMessage, MessageScorer
@@ -45,6 +46,8 @@ class WorkerApp:
     ) -> None:
         self.config = config
         self.entries = entries if entries is not None else load_scorers(config.scorers)
+        if any(entry.scorer.has_judge for entry in self.entries.values()):
+            warm_up_in_background()  # LiteLLM imported while the worker connects and starts its threads
         self.writer = GroupWriter(sinks if sinks is not None else open_sinks(config.sinks))
         redact = load_redactor(config.redact)
         self.gate = worker_gate(config, self.entries, redact)  # budgets, breaker, judge caps
