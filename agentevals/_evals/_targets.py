@@ -4,7 +4,8 @@ Plain callables (sync or async) get the raw input, plus ``request_context=`` whe
 Framework objects (LangChain Runnables, agents, LangGraph graphs) are called by a *target adapter*
 that an integration declares under the entry-point group ``agentevals.targets``: a function
 ``(target) -> TargetCall | None`` that returns how to call ``target``, or ``None`` when it is not its
-kind. ``agentevals-langchain`` declares one.
+kind. ``agentevals-langchain`` declares one. Adapters are loaded (importing their framework) only for a
+target that is not a plain function.
 
 A multi-turn item (``EvalItem.turns``) is driven here, the same way for every kind of target: one call
 per user turn, whose input is the conversation so far as a list of messages (earlier user turns and
@@ -98,11 +99,19 @@ def _adapters() -> tuple[TargetAdapter, ...]:
 
 
 def _adapted(target: Any) -> TargetCall | None:
+    if _is_plain_function(target):  # no adapter is loaded for it: loading one imports its framework
+        return None
     for adapter in _adapters():
         call = adapter(target)
         if call is not None:
             return call
     return None
+
+
+def _is_plain_function(target: Any) -> bool:
+    """A function, method or ``functools.partial``: called as it is, never by a framework's adapter
+    (frameworks hand out objects: a LangChain Runnable, a LangGraph graph)."""
+    return inspect.isroutine(target) or isinstance(target, functools.partial)
 
 
 def check_target(target: Any) -> None:
