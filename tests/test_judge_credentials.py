@@ -114,7 +114,7 @@ def test_an_engine_logs_a_model_litellm_cannot_route_from_its_own_thread() -> No
         engine.shutdown(timeout=30)
     finally:
         engine_logger.removeHandler(seen)
-    assert errors[0].threadName == "agentevals-loop"  # the engine's thread, once LiteLLM is imported
+    assert errors[0].threadName == "agentevals-litellm-warm-up"  # its own thread, once LiteLLM is in
     assert "scorer 'odd' cannot score: judge model 'gpt4-nonsense' is not one LiteLLM can route" in (
         errors[0].getMessage()
     )
