@@ -16,7 +16,7 @@ from agentevals._judge._quiet import DEBUG_ENV
 from agentevals._remote._worker_cli import add_worker_arguments, keep_litellm_info
 from agentevals.testing import FakeJudgeServer
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+WORKERS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "scale" / "workers.md"
 
 
 def litellm_info(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -75,6 +75,6 @@ def test_worker_verbose_parses_and_keeps_litellm_info(monkeypatch: pytest.Monkey
     assert os.environ[DEBUG_ENV] == "1"
 
 
-def test_worker_verbose_is_documented_in_the_readme() -> None:
-    worker_section = README.read_text().split("agentevals worker --broker", 1)[1]
+def test_worker_verbose_is_documented() -> None:
+    worker_section = WORKERS_PAGE.read_text().split("agentevals worker --broker", 1)[1]
     assert "--verbose" in worker_section and DEBUG_ENV in worker_section
