@@ -8,7 +8,7 @@ import weakref
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, SecretStr
 from tenacity import (
@@ -21,16 +21,28 @@ from tenacity import (
 
 from agentevals._errors import JudgeError, JudgeOutputError
 from agentevals._judge import _litellm
-from agentevals._judge._parse import ReplyParseError, parse_reply
+from agentevals._judge._parse import ReplyCutOff, ReplyParseError, parse_reply
 from agentevals._judge._quiet import quiet_litellm
 from agentevals._judge._request import build_request
 from agentevals._judge._retries import RETRIES, local_cause
 from agentevals._judge._secrets import active_secrets, conceal, mask_exception, mask_text, secret_values
+from agentevals._judge._structured import (
+    Mode,
+    StructuredOutput,
+    advice,
+    auto_mode,
+    check_mode,
+    mode_arguments,
+    refusal_advice,
+)
 from agentevals._limits._scope import Ticket, active_limits
 from agentevals._result import JudgeCall
 
 #: Characters of a judge's reply a score record keeps (``judge_replies``); the rest is cut with a marker.
 REPLY_LIMIT = 20_000
+#: The reply cap ``max_tokens="auto"`` sends: room for a long list of verdicts, a bound on a model that
+#: never stops.
+AUTO_MAX_TOKENS = 2048
 _UNLIMITED: AbstractAsyncContextManager[None] = nullcontext()  # a request outside any engine's limits
 
 
@@ -69,6 +81,16 @@ class Judge:
     5xx replies and replies that are not valid JSON for the step's schema; ``timeout`` bounds each
     attempt; at most ``max_concurrency`` calls run at once per event loop.
 
+    ``structured_output`` is how the judge asks for JSON: ``"json_schema"`` (OpenAI's JSON schema
+    ``response_format``), ``"json_object_schema"`` (``{"type": "json_object", "schema": ...}``, as the
+    llama.cpp server takes it), ``"json_object"`` (JSON mode), ``"ollama"`` (Ollama's ``format``) or
+    ``"prompt"`` (the schema in the prompt only, which every mode also sends). ``"auto"`` picks
+    ``json_schema`` for the models LiteLLM knows to support it and for vLLM and LM Studio, ``ollama`` for
+    Ollama, ``json_object_schema`` for other OpenAI-compatible servers (``openai/...`` with an
+    ``api_base``) and llamafile, and the prompt alone for the rest. ``max_tokens`` caps each reply
+    (``"auto"``: 2048 tokens, and no cap for the reasoning models LiteLLM knows, whose reasoning counts
+    against it; ``None``: no cap; a cap in ``completion_kwargs`` wins).
+
     ``api_key`` is kept as a ``SecretStr``, and so are the credential entries of ``completion_kwargs``
     (``*_key``, ``*token*``, ``*secret*``, ``password``, ``vertex_credentials``, and headers such as
     ``Authorization`` or ``x-api-key`` in ``extra_headers``): they are revealed only to the LiteLLM
@@ -92,7 +114,8 @@ class Judge:
     max_concurrency: int = 8
     api_base: str | None = None
     api_key: SecretStr | str | None = None
-    structured_output: bool = True
+    structured_output: StructuredOutput = "auto"
+    max_tokens: int | Literal["auto"] | None = "auto"
     completion_kwargs: Mapping[str, Any] = field(default_factory=dict)
     _limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
         default_factory=weakref.WeakKeyDictionary, init=False, repr=False, compare=False
@@ -113,6 +136,13 @@ class Judge:
         for name in ("timeout", "backoff", "max_backoff"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"Judge({name}=...) must be > 0, got {getattr(self, name)!r}")
+        check_mode(self.structured_output)
+        if self.max_tokens not in ("auto", None) and (
+            not isinstance(self.max_tokens, int) or isinstance(self.max_tokens, bool) or self.max_tokens < 1
+        ):
+            raise ValueError(
+                f"Judge(max_tokens=...) must be an int >= 1, 'auto' or None, got {self.max_tokens!r}"
+            )
         if self.jitter < 0:
             raise ValueError(f"Judge(jitter=...) must be >= 0, got {self.jitter!r}")
         for name in ("max_attempts", "max_concurrency"):
@@ -176,13 +206,14 @@ class Judge:
         ticket: Ticket | None,
     ) -> JudgeReply:
         started = time.perf_counter()
-        native = schema is not None and self.structured_output and _litellm.supports_native_schema(self.model)
+        mode = self.output_mode()
         request = build_request(
             model=self.model,
             instructions=self.instructions,
             prompt=prompt,
             schema=schema,
-            native_schema=native,
+            output=mode_arguments(mode, schema) if schema is not None else {},
+            max_tokens=self._reply_cap(),
             temperature=self.temperature,
             timeout=self.timeout,
             api_base=self.api_base,
@@ -217,7 +248,12 @@ class Judge:
                 if text is None or not text.strip():
                     raise ReplyParseError("the judge returned an empty reply")
                 return text.strip(), text
-            return parse_reply(text, schema), text or ""
+            try:
+                return parse_reply(text, schema), text or ""
+            except ReplyParseError as err:
+                if _litellm.finish_reason(response) == "length":
+                    raise self._cut_off(request) from err
+                raise
 
         def record(ok: bool, error: str | None = None) -> JudgeCall:
             return self._recorded(
@@ -236,7 +272,13 @@ class Judge:
 
         retryable = (*_litellm.retryable_errors(), ReplyParseError)
         retrying = AsyncRetrying(
-            retry=retry_if_exception(lambda err: isinstance(err, retryable) and local_cause(err) is None),
+            retry=retry_if_exception(
+                lambda err: (
+                    isinstance(err, retryable)
+                    and not isinstance(err, ReplyCutOff)
+                    and local_cause(err) is None
+                )
+            ),
             wait=wait_exponential_jitter(multiplier=self.backoff, max=self.max_backoff, jitter=self.jitter),
             stop=stop_after_attempt(self.max_attempts),
             before_sleep=lambda state: self._log_retry(state, secrets),
@@ -246,8 +288,13 @@ class Judge:
             outcome: tuple[Any, str] = await retrying(attempt)
         except ReplyParseError as err:
             mask_exception(err, secrets)
+            hint = (
+                ""
+                if schema is None or isinstance(err, ReplyCutOff)
+                else f"; {advice(mode, self.structured_output == 'auto')}"
+            )
             raise JudgeOutputError(
-                f"judge {self.model!r} gave no valid output after {attempts} attempt(s): {err}",
+                f"judge {self.model!r} gave no valid output after {attempts} attempt(s): {err}{hint}",
                 model=self.model,
                 attempts=attempts,
                 raw_output=last_text,
@@ -262,13 +309,41 @@ class Judge:
                 detail = mask_text(f"{type(local).__name__}: {local}", secrets)
                 raise self._unsendable(detail, attempts, record(False, detail)) from local
             error = mask_text(_litellm.describe_error(err), secrets)
+            refused = schema is not None and mode != "prompt" and _litellm.is_bad_request(err)
+            hint = f" ({refusal_advice(mode, self.structured_output == 'auto')})" if refused else ""
             raise JudgeError(
-                f"judge {self.model!r} failed after {attempts} attempt(s): {error}",
+                f"judge {self.model!r} failed after {attempts} attempt(s): {error}{hint}",
                 model=self.model,
                 attempts=attempts,
                 call=record(False, error),
             ) from err
         return JudgeReply(value=outcome[0], text=outcome[1], call=record(True))
+
+    def output_mode(self) -> Mode:
+        """The structured output mode the judge's calls use: ``structured_output``, or what ``"auto"``
+        picks for the model and ``api_base``.
+
+        >>> Judge(model="ollama_chat/qwen3").output_mode()
+        'ollama'
+        >>> Judge(model="ollama_chat/qwen3", structured_output="json_object").output_mode()
+        'json_object'
+        """
+        if self.structured_output != "auto":
+            return self.structured_output
+        return auto_mode(self.model, self.api_base, _litellm.supports_native_schema)
+
+    def _reply_cap(self) -> int | None:
+        if self.max_tokens != "auto":
+            return self.max_tokens
+        return None if _litellm.is_reasoning_model(self.model) else AUTO_MAX_TOKENS
+
+    def _cut_off(self, request: Mapping[str, Any]) -> ReplyCutOff:
+        cap = request.get("max_tokens") or request.get("max_completion_tokens")
+        where = f"the cap of {cap} tokens" if cap else "the provider's token cap"
+        return ReplyCutOff(
+            f"the reply stopped at {where} (finish_reason 'length') before its JSON was complete; "
+            "raise Judge(max_tokens=...)"
+        )
 
     def _unsendable(self, detail: str, attempts: int, call: JudgeCall) -> JudgeError:
         """The request could not be sent: no fault of the judge (raised from the local error, which the

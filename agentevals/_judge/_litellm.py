@@ -66,9 +66,19 @@ def retryable_errors() -> tuple[type[BaseException], ...]:
 @lru_cache(maxsize=256)
 def supports_native_schema(model: str) -> bool:
     """Whether the provider accepts a JSON-schema ``response_format`` for ``model``; asked of LiteLLM's
-    model map once per model (~0.2 ms of CPU a judge call otherwise)."""
+    model map once per model (not on every judge call: it costs CPU a busy worker feels)."""
     try:
         return bool(litellm().supports_response_schema(model=model))
+    except Exception:
+        return False
+
+
+@lru_cache(maxsize=256)
+def is_reasoning_model(model: str) -> bool:
+    """Whether LiteLLM's model map says ``model`` reasons before it answers (its hidden reasoning counts
+    against a reply cap); asked once per model."""
+    try:
+        return bool(litellm().supports_reasoning(model=model))
     except Exception:
         return False
 
@@ -87,7 +97,7 @@ async def acompletion(request: dict[str, Any]) -> Any:
 @lru_cache(maxsize=256)
 def _response_format_text(schema: type[BaseModel]) -> str:
     """The ``response_format`` LiteLLM would send for ``schema``, as JSON text. LiteLLM converts a class on
-    every call, twice (~0.7 ms of CPU a call); a dict it sends as given."""
+    every call, twice; a dict it sends as given."""
     litellm()
     from litellm.llms.base_llm.base_utils import type_to_response_format_param
 
@@ -97,6 +107,17 @@ def _response_format_text(schema: type[BaseModel]) -> str:
 def reply_text(response: Any) -> str | None:
     content = response.choices[0].message.content
     return content if isinstance(content, str) else None
+
+
+def is_bad_request(error: BaseException) -> bool:
+    """Whether the provider (or LiteLLM, for a parameter it knows the provider lacks) refused the request."""
+    return isinstance(error, litellm().BadRequestError)
+
+
+def finish_reason(response: Any) -> str | None:
+    """Why the model stopped (``"length"``: the reply hit the token cap)."""
+    reason = getattr(response.choices[0], "finish_reason", None)
+    return reason if isinstance(reason, str) else None
 
 
 def usage_of(response: Any) -> tuple[int, int]:

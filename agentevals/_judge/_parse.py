@@ -16,6 +16,11 @@ class ReplyParseError(ValueError):
     """The reply held no JSON object valid for the schema."""
 
 
+class ReplyCutOff(ReplyParseError):
+    """The reply stopped at the token cap before its JSON was complete: another attempt would stop there
+    too, so it is not retried."""
+
+
 def parse_reply(text: str | None, schema: type[M]) -> M:
     """Validate ``text`` against ``schema``, tolerating code fences and prose around the JSON object.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -14,6 +15,8 @@ JUDGE_METADATA_KEY = "agentevals_judge"
 JSON_INSTRUCTION = (
     "Reply with a single JSON object and nothing else. It must validate against this JSON schema:\n"
 )
+
+_CAPS = frozenset({"max_tokens", "max_completion_tokens"})  # the reply caps LiteLLM takes
 
 
 def build_messages(instructions: str, prompt: str, schema: type[BaseModel] | None) -> list[dict[str, str]]:
@@ -47,7 +50,7 @@ def sendable(text: str) -> str:
 @lru_cache(maxsize=256)
 def schema_text(schema: type[BaseModel]) -> str:
     """``schema``'s JSON schema as compact text, built once per class (pydantic builds it anew on every
-    ``model_json_schema`` call: ~0.3 ms of CPU, on every judge call of a busy worker)."""
+    ``model_json_schema`` call, which on every judge call of a busy worker adds up)."""
     return json.dumps(schema.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
 
 
@@ -57,7 +60,8 @@ def build_request(
     instructions: str,
     prompt: str,
     schema: type[BaseModel] | None,
-    native_schema: bool,
+    output: Mapping[str, Any],
+    max_tokens: int | None,
     temperature: float | None,
     timeout: float,
     api_base: str | None,
@@ -66,8 +70,10 @@ def build_request(
 ) -> dict[str, Any]:
     """Keyword arguments for ``litellm.acompletion``.
 
-    LiteLLM's and the OpenAI SDK's own retries are switched off (``max_retries=0``): retries are ours,
-    so that they are counted, bounded and logged in one place. Secrets (``api_key``, the credential
+    ``output`` holds the arguments that ask for structured output (the judge's mode, see
+    :mod:`~agentevals._judge._structured`); ``max_tokens`` caps the reply unless ``extra`` sets a cap of
+    its own. LiteLLM's and the OpenAI SDK's own retries are switched off (``max_retries=0``): retries are
+    ours, so that they are counted, bounded and logged in one place. Secrets (``api_key``, the credential
     entries of ``extra``) stay ``SecretStr`` here: ``_litellm.acompletion`` reveals them.
     """
     request: dict[str, Any] = {
@@ -79,8 +85,10 @@ def build_request(
     }
     if temperature is not None:
         request["temperature"] = temperature
-    if schema is not None and native_schema:
-        request["response_format"] = schema
+    if schema is not None:
+        request.update(output)
+    if max_tokens is not None and not _CAPS & extra.keys():
+        request["max_tokens"] = max_tokens
     if api_base is not None:
         request["api_base"] = api_base
     if api_key is not None:

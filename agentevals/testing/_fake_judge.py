@@ -19,7 +19,7 @@ from typing import Any
 from agentevals._judge._judge import Judge
 from agentevals._result import JudgeCall
 from agentevals.testing._reply import ChatRequest, Reply, ReplyLike, Responder, as_reply
-from agentevals.testing._wire import completion_body, event_stream
+from agentevals.testing._wire import completion_body, event_stream, ollama_body
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,9 @@ class FakeJudgeServer:
     agent while it runs, so the two kinds of requests interleave): from ``agent_script``, then
     ``agent_responder``. Point an OpenAI client at ``url`` with that model, e.g.
     ``ChatOpenAI(model="fake-agent", base_url=server.url, api_key="fake")``. A request with
-    ``"stream": true`` gets the reply as server-sent chunks.
+    ``"stream": true`` gets the reply as server-sent chunks. Ollama's own ``/api/chat`` and
+    ``/api/generate`` are served too (LiteLLM's ``ollama_chat/`` and ``ollama/`` models, with ``api_base``
+    the server's ``url``), not streamed.
 
     >>> with FakeJudgeServer([{"score": 0.5}]) as server:
     ...     judge = server.judge(instructions="Grade strictly.")
@@ -160,7 +162,7 @@ def _handler_for(fake: FakeJudgeServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         # The headers and the body go out in two writes: with Nagle's algorithm on, the body waited for
-        # the client's delayed ACK of the headers (~40 ms a reply on a kept-alive connection).
+        # the client's delayed ACK of the headers on a kept-alive connection.
         disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
@@ -172,7 +174,9 @@ def _handler_for(fake: FakeJudgeServer) -> type[BaseHTTPRequestHandler]:
             if not isinstance(body, dict):
                 self._send(400, json.dumps({"error": {"message": "request body is not a JSON object"}}))
                 return
-            if not self.path.rstrip("/").endswith("/chat/completions"):
+            path = self.path.rstrip("/")
+            ollama = path.endswith(("/api/chat", "/api/generate"))
+            if not (ollama or path.endswith("/chat/completions")):
                 self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
                 return
             headers = {name.lower(): value for name, value in self.headers.items()}
@@ -182,6 +186,8 @@ def _handler_for(fake: FakeJudgeServer) -> type[BaseHTTPRequestHandler]:
                 time.sleep(reply.delay)
             if reply.raw_body is not None:
                 self._send(reply.status, reply.raw_body)
+            elif ollama:
+                self._send(reply.status, ollama_body(reply, self._model(request), chat=path.endswith("chat")))
             elif body.get("stream"):
                 options = body.get("stream_options")
                 usage = isinstance(options, dict) and bool(options.get("include_usage"))

@@ -45,6 +45,8 @@ class ToolCall:
 @dataclass(frozen=True)
 class Reply:
     """One scripted reply: text content, tool calls, an HTTP error status, a delay, or a raw body.
+    ``finish_reason`` is sent as given (``"length"``: a reply cut off at the token cap), else ``"stop"``,
+    or ``"tool_calls"`` for tool calls.
 
     >>> Reply.json({"score": 1.0}).content
     '{"score": 1.0}'
@@ -59,6 +61,7 @@ class Reply:
     prompt_tokens: int = 12
     completion_tokens: int = 8
     tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
 
     @classmethod
     def text(cls, content: str) -> Reply:
@@ -128,9 +131,9 @@ class ChatRequest:
 
     @property
     def prompt(self) -> str:
-        """The last user message's text."""
+        """The last user message's text (an Ollama ``/api/generate`` request's ``prompt``)."""
         users = [m for m in self.messages if m.get("role") == "user"]
-        return str(users[-1].get("content", "")) if users else ""
+        return str(users[-1].get("content", "")) if users else str(self.body.get("prompt", ""))
 
     @property
     def tool_results(self) -> list[str]:

@@ -1,4 +1,5 @@
-"""A scripted :class:`Reply` in OpenAI's chat-completions wire format: one JSON body, or SSE chunks."""
+"""A scripted :class:`Reply` in OpenAI's chat-completions wire format (one JSON body, or SSE chunks), or
+in Ollama's own (``/api/chat``, ``/api/generate``)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,25 @@ def event_stream(reply: Reply, model: str, *, include_usage: bool) -> str:
     return "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
 
 
+def ollama_body(reply: Reply, model: str, *, chat: bool) -> str:
+    """An Ollama ``/api/chat`` (``chat``) or ``/api/generate`` reply, not streamed."""
+    text = reply.content or ""
+    answer: dict[str, Any] = (
+        {"message": {"role": "assistant", "content": text}} if chat else {"response": text}
+    )
+    return json.dumps(
+        {
+            "model": model,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            **answer,
+            "done": True,
+            "done_reason": _finish_reason(reply),
+            "prompt_eval_count": reply.prompt_tokens,
+            "eval_count": reply.completion_tokens,
+        }
+    )
+
+
 def _envelope(model: str, kind: str) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
@@ -74,6 +94,8 @@ def _envelope(model: str, kind: str) -> dict[str, Any]:
 
 
 def _finish_reason(reply: Reply) -> str:
+    if reply.finish_reason is not None:
+        return reply.finish_reason
     return "tool_calls" if reply.tool_calls else "stop"
 
 
