@@ -6,9 +6,11 @@
 1.0
 """
 
-from agentevals import installation  # noqa: F401  (first: a clear ImportError if another project shares this package)
+from agentevals import (
+    _renamed,
+    installation,  # noqa: F401  (first: a clear ImportError if another project shares this package)
+)
 from agentevals._decorator import scored
-from agentevals._deprecation import module_getattr, moved
 from agentevals._engine import FlushReport, ScoringEngine
 from agentevals._errors import AgentEvalsError, JudgeError, ScorerError
 from agentevals._judge._judge import Judge
@@ -43,19 +45,4 @@ __all__ = [
     "scored",
 ]
 
-# Names that moved to submodules; the old spellings still work and warn once.
-__getattr__ = module_getattr(
-    "agentevals",
-    {
-        name: moved(module, name)
-        for module, names in {
-            "agentevals.engine": ("EngineStats", "ScorerEntry"),
-            "agentevals.evals": ("EvalItem", "EvalSummary", "ItemResult", "ScorerStats"),
-            "agentevals.errors": ("JudgeOutputError", "RunBuildError"),
-            "agentevals.results": ("JudgeCall", "ScoreFailure"),
-            "agentevals.steps": ("SkipJudge", "StepInfo", "StepResults", "is_scoring"),
-            "agentevals.messages": ("messages_from_langchain", "messages_from_openai"),
-        }.items()
-        for name in names
-    },
-)
+__getattr__ = _renamed.module_getattr(__name__)

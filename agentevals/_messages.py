@@ -89,7 +89,7 @@ class Message(BaseModel):
 
 
 class AgentInput(BaseModel):
-    """What an agent received for one run (Mastra's ``ScorerRunInputForAgent``).
+    """What an agent received for one run.
 
     ``input_messages`` are the new messages of this call, ``remembered_messages`` the history recalled
     from memory, ``system_messages`` the system prompts, ``tagged_system_messages`` system prompts added

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 
 def utc_now() -> datetime:
@@ -34,7 +34,7 @@ class JudgeCall(BaseModel):
 
 
 #: Where a record comes from: live scoring, an evaluation (``run_evals``, ``scorer.run``), or re-scoring
-#: stored runs. Earlier releases wrote ``"test"`` for evaluations: it is read as ``"eval"``.
+#: stored runs.
 Source = Literal["live", "eval", "rescore"]
 
 
@@ -46,7 +46,7 @@ class _ScoreRecord(BaseModel):
     scorer_id: str
     scorer_name: str
     run_id: str
-    #: The scorer's :attr:`~agentevals.Scorer.version` (``None`` in records written before it existed).
+    #: The scorer's :attr:`~agentevals.Scorer.version` (``None`` in a record built without one).
     scorer_version: str | None = None
     trace_id: str | None = None
     entity: str | None = None
@@ -80,11 +80,6 @@ class _ScoreRecord(BaseModel):
     #: circular or too deep containers, non-UTF-8 bytes, unrepresentable objects, lone surrogates.
     #: Stored rows carry it in ``metadata["agentevals_sanitized"]``.
     sanitized: tuple[str, ...] = ()
-
-    @field_validator("source", mode="before")
-    @classmethod
-    def _legacy_source(cls, value: Any) -> Any:
-        return "eval" if value == "test" else value  # what records of earlier releases say
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -72,7 +72,7 @@ class Sampling:
 
     @classmethod
     def always(cls) -> Sampling:
-        """Score every run (the default; Mastra's ``{"type": "none"}``)."""
+        """Score every run (the default; as a mapping, ``{"type": "none"}``)."""
         return cls("none", 1.0)
 
     @classmethod
@@ -133,8 +133,8 @@ class Sampling:
 
     @classmethod
     def of(cls, value: Any) -> Sampling:
-        """Accept a ``Sampling``, ``None`` (always), a rate, a callable, a Mastra-style mapping, a rules
-        mapping ``{"type": "rules", "rules": [...]}`` or a list of rules."""
+        """Accept a ``Sampling``, ``None`` (always), a rate, a callable, a mapping (``{"type": "none"}``,
+        ``{"type": "ratio", "rate": r}`` or ``{"type": "rules", "rules": [...]}``) or a list of rules."""
         if isinstance(value, Sampling):
             return value
         if value is None:

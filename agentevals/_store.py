@@ -34,6 +34,7 @@ from agentevals.sinks._row import (
     RUN_COLUMNS,
     RUN_JSON_COLUMNS,
     SCHEMA_VERSION,
+    SCHEMA_VERSION_KEY,
     TABLE,
     Tables,
     tables,
@@ -228,11 +229,11 @@ class Store:
 def open_store(address: str | os.PathLike[str], *, table: str = TABLE, read_only: bool = False) -> Store:
     """Open the store at ``address``: a SQLite file written by ``SQLiteSink``, a ``postgresql://`` URL
     (``PostgresSink``) or a ``.jsonl`` file written by ``JsonlSink`` (read from a copy in a temporary
-    SQLite file, so every query works on it; its :meth:`Store.sink` appends to the file). A store written
-    by an earlier release is migrated first (as a sink would); a current one is read without DDL, so a
-    read-only file or role is enough; ``read_only`` opens a SQLite file read-only. Raises ``ValueError``
-    saying what was expected when there is no store there (a missing file, a file that is not SQLite or
-    not JSONL records, a database without the tables, no server) or it is newer than this library."""
+    SQLite file, so every query works on it; its :meth:`Store.sink` appends to the file). It is read
+    without DDL, so a read-only file or role is enough; ``read_only`` opens a SQLite file read-only.
+    Raises ``ValueError`` saying what was expected when there is no store there (a missing file, a file
+    that is not SQLite or not JSONL records, a database without the tables, no server) or it is not a
+    store of this release (a development version's, or a newer one)."""
     check_table(table)
     if is_postgres_address(address):
         return _open_postgres(str(address), table)
@@ -294,7 +295,7 @@ def _open_sqlite(path: Path, table: str, *, read_only: bool) -> Store:
     if magic and magic != _SQLITE_MAGIC:
         raise _expected(path, "it is not a SQLite database")
     try:
-        _migrate_sqlite(path, table)
+        _check_sqlite(path, table)
         if read_only:
             conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
         else:
@@ -304,8 +305,8 @@ def _open_sqlite(path: Path, table: str, *, read_only: bool) -> Store:
     return Store(str(path), "sqlite", conn, table, database=path)
 
 
-def _migrate_sqlite(path: Path, table: str) -> None:
-    """Check the store has its table; migrate a version-1 store in place (no DDL on a current one)."""
+def _check_sqlite(path: Path, table: str) -> None:
+    """Check the store has its table and is this release's (no DDL on a current one)."""
     from agentevals.sinks._sqlite_schema import ensure_schema, stored_version
 
     conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
@@ -314,7 +315,9 @@ def _migrate_sqlite(path: Path, table: str) -> None:
         if found.fetchone() is None:
             raise _expected(path, f"it has no {table!r} table")
         if stored_version(conn, tables(table)) != SCHEMA_VERSION:
-            ensure_schema(conn, table, f"store {str(path)!r}")  # a SinkConfigError is a ValueError
+            ensure_schema(
+                conn, table, f"store {str(path)!r}"
+            )  # raises why: a SinkConfigError is a ValueError
     finally:
         conn.close()
 
@@ -334,15 +337,17 @@ def _open_postgres(url: str, table: str) -> Store:
         raise _expected(url, f"cannot connect ({str(err).strip()})") from err
     try:
         names = tables(table)
-        found = conn.execute("SELECT to_regclass(%s), to_regclass(%s)", (table, names.schema)).fetchone()
+        found = conn.execute("SELECT to_regclass(%s), to_regclass(%s)", (table, names.meta)).fetchone()
         if found is None or found[0] is None:
             raise _expected(url, f"the database has no {table!r} table")
         version = None
         if found[1] is not None:
-            stored = conn.execute(f"SELECT MAX(version) FROM {names.schema}").fetchone()
+            stored = conn.execute(
+                f"SELECT value FROM {names.meta} WHERE key = %s", (SCHEMA_VERSION_KEY,)
+            ).fetchone()
             version = None if stored is None else stored[0]
-        if version != SCHEMA_VERSION:  # a version-1 table is migrated; a current one read as it is
-            run_sync(_migrate_postgres(url, table))
+        if version != str(SCHEMA_VERSION):  # not this release's store: ensure_schema raises why
+            run_sync(_ensure_postgres(url, table))
     except psycopg.Error as err:
         conn.close()
         raise ValueError(f"{display_address(url)}: {str(err).strip()}") from err
@@ -352,7 +357,7 @@ def _open_postgres(url: str, table: str) -> Store:
     return Store(url, "postgres", conn, table)
 
 
-async def _migrate_postgres(url: str, table: str) -> None:
+async def _ensure_postgres(url: str, table: str) -> None:
     import psycopg
 
     from agentevals.sinks._postgres_schema import ensure_schema

@@ -15,7 +15,6 @@ import inspect
 import json
 import os
 import sys
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -122,9 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="summarise stored score records")
     rep.add_argument("--db", default="agentevals.db", help="a SQLite file or a postgresql:// URL")
     rep.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
-    rep.add_argument(
-        "--source", choices=["live", "eval", "rescore", "test"], help="test: eval records of earlier releases"
-    )
+    rep.add_argument("--source", choices=["live", "eval", "rescore"])
     rep.add_argument("--table", default="agentevals_scores")
     rep.add_argument("--worst", type=int, default=10, metavar="N", help="list the N lowest scores (0: none)")
     rep.add_argument(
@@ -464,17 +461,13 @@ def _parameters(factory: Any) -> Mapping[str, inspect.Parameter]:
 
 def _prebuilt(name: str) -> Any:
     """The factory of the prebuilt scorers with id ``name`` (see ``agentevals.scorers._catalogue``)."""
-    from agentevals.scorers._catalogue import FACTORY_NAMES, SCORERS
+    from agentevals.scorers._catalogue import SCORERS, scorer_id
 
     id = name.replace("-", "_")
     if id in SCORERS:
         return SCORERS[id]
-    if id in FACTORY_NAMES:  # a factory name, or a name from before the ids were the names
-        warnings.warn(
-            f"--scorer {name}: use the scorer id {FACTORY_NAMES[id]!r}", DeprecationWarning, stacklevel=2
-        )
-        return SCORERS[FACTORY_NAMES[id]]
-    close = difflib.get_close_matches(id, list(SCORERS), n=3)
+    factory_id = scorer_id(id)  # a factory's name points at its id
+    close = [factory_id] if factory_id in SCORERS else difflib.get_close_matches(id, list(SCORERS), n=3)
     hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
     raise UsageError(
         f"unknown scorer {name!r}; {hint}prebuilt scorers: {', '.join(SCORERS)} (or use module:object)"

@@ -1,4 +1,4 @@
-"""Helpers for reading runs inside scorer steps and for building test runs (Mastra's scorer utils).
+"""Helpers for reading runs inside scorer steps and for building test runs.
 
 Every reader accepts ``run.input`` / ``run.output`` in any shape a :class:`~agentevals.Run` holds: an
 :class:`~agentevals.AgentInput`, a list of messages, or a plain string.

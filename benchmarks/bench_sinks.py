@@ -148,10 +148,12 @@ async def pg_conninfo() -> str | None:
 async def drop(conninfo: str, table: str) -> None:
     import psycopg
 
-    base = table.removesuffix("_scores")
+    from agentevals.sinks._row import tables
+    from agentevals.sinks._schema_check import store_tables
+
     async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
-        for name in (table, f"{base}_runs", f"{base}_schema"):
-            await conn.execute(f"DROP TABLE IF EXISTS {name}")
+        for name in store_tables(tables(table)):
+            await conn.execute(f"DROP TABLE IF EXISTS {name} CASCADE")
 
 
 async def main() -> None:

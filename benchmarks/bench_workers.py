@@ -270,11 +270,10 @@ def runs(n: int) -> list[Run]:
 
 
 def publish(broker_url: str, queue: str, batch: list[Run], keys: list[str], per_message: int = 1) -> None:
-    """One message per ``per_message`` runs: a batch message (as the forwarder writes), or the single-run
-    message when ``per_message`` is 1."""
+    """One batch message (as the forwarder writes) per ``per_message`` runs."""
     import dramatiq
 
-    from agentevals._remote._codec import ACTOR, batch_text, run_entry_text, run_message
+    from agentevals._remote._codec import ACTOR, batch_text, run_entry_text
     from agentevals._remote._worker_setup import make_broker
 
     broker = make_broker(broker_url)
@@ -282,10 +281,7 @@ def publish(broker_url: str, queue: str, batch: list[Run], keys: list[str], per_
         broker.declare_queue(queue)
         for start in range(0, len(batch), per_message):
             runs_in = batch[start : start + per_message]
-            payload: Any = (
-                run_message(runs_in[0], keys, entity="bench") if per_message == 1
-                else batch_text([run_entry_text(run, keys, entity="bench") for run in runs_in])
-            )  # fmt: skip
+            payload = batch_text([run_entry_text(run, keys, entity="bench") for run in runs_in])
             broker.enqueue(
                 dramatiq.Message(queue_name=queue, actor_name=ACTOR, args=(payload,), kwargs={}, options={})
             )

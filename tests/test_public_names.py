@@ -1,10 +1,8 @@
-"""The top-level ``agentevals`` names: a small first surface; names that moved warn once and still work."""
+"""The top-level ``agentevals`` names: a small first surface; a name that moved raises naming its home."""
 
 from __future__ import annotations
 
 import importlib
-import subprocess
-import sys
 import warnings
 
 import pytest
@@ -39,18 +37,10 @@ def test_the_first_surface_is_small_and_importable() -> None:
 
 
 @pytest.mark.parametrize(("name", "module"), sorted(MOVED.items()))
-def test_a_moved_name_warns_once_in_a_fresh_process_and_is_the_same_object(name: str, module: str) -> None:
-    code = (
-        "import warnings, importlib, agentevals\n"
-        "warnings.simplefilter('always')\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        f"    first = agentevals.{name}\n"
-        f"    second = agentevals.{name}\n"
-        f"assert first is second is getattr(importlib.import_module({module!r}), {name!r})\n"
-        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == str([f"agentevals.{name} is deprecated; use {module}.{name} instead"])
+def test_a_moved_name_raises_naming_its_home(name: str, module: str) -> None:
+    with pytest.raises(ImportError, match=f"agentevals.{name} was renamed {module}.{name}"):
+        getattr(agentevals, name)
+    assert getattr(importlib.import_module(module), name) is not None
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

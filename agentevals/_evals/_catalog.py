@@ -1,9 +1,9 @@
-"""Reading what a store knows beside its scores (schema version 4): each scorer's pass threshold and the
+"""Reading what a store knows beside its scores: each scorer's pass threshold and the
 runs the engine dropped, for ``agentevals report`` and ``agentevals view``.
 
 Each function takes a :class:`~agentevals._store.Store` (from :func:`~agentevals._store.open_store`:
-SQLite, PostgreSQL or a JSONL copy) and returns an empty answer when the store has no such table (a
-store no sink of version 4 wrote to, or a JSONL file: ``JsonlSink`` keeps only records).
+SQLite, PostgreSQL or a JSONL copy, whose tables are empty: ``JsonlSink`` keeps only records) and
+returns an empty answer when the store has no such table (dropped by hand).
 
 >>> import tempfile, pathlib
 >>> from agentevals._store import open_store

@@ -1,13 +1,13 @@
 """``agentevals report``: summarise stored score records per scorer, per entity and per day, each
 scorer's coverage of the stored runs, and the worst-scored runs.
 
-Reads the store that ``SQLiteSink`` (a file) or ``PostgresSink`` (a ``postgresql://`` URL) writes; a
-version-1 or -2 store is migrated to version 3 first. The SQL is written once (``?`` placeholders); the
-dialects differ only in :class:`_Dialect`'s few expressions. Every per-group table comes from the rollup
+Reads the store that ``SQLiteSink`` (a file) or ``PostgresSink`` (a ``postgresql://`` URL) writes. The
+SQL is written once (``?`` placeholders); the dialects differ only in :class:`_Dialect`'s few
+expressions. Every per-group table comes from the rollup
 the database keeps (per hour, see ``agentevals.sinks._rollup``), plus, when ``since`` falls inside an
 hour, the score rows of the rest of that hour; coverage adds one ``COUNT(DISTINCT run_id)``, the worst
 list one top-N query. The runs the engine dropped and each scorer's pass threshold come from the
-store's drops and scorers tables (schema version 4, see ``_catalog``); pass rates count the score rows
+store's drops and scorers tables (see ``_catalog``); pass rates count the score rows
 of each scorer that has a threshold, through the (scorer, created_at) index.
 """
 
@@ -147,8 +147,7 @@ def build_report(
 ) -> Report:
     """Query the store at ``db`` (a SQLite file, a ``postgresql://`` URL or a ``.jsonl`` file written by
     ``JsonlSink``) whose scores table is
-    ``table``; ``since``/``source`` filter the records (``"eval"`` also finds the ``"test"`` rows of
-    earlier releases, and the other way round), ``worst`` is how many lowest scores to list;
+    ``table``; ``since``/``source`` filter the records, ``worst`` is how many lowest scores to list;
     ``covered=False`` skips counting each scorer's runs (its coverage's ``runs`` and ``share`` are
     then 0) for a caller that loads them apart. ``thresholds`` (``--pass-threshold``) asks for pass
     rates: per scorer, against the threshold given there, else the one stored for it (none: no rate).
@@ -240,10 +239,7 @@ def _filters(
         # SQLite: created_at is ISO-8601 UTC text, so text order is time order.
         clauses.append(f"{alias}created_at >= ?")
         params.append(dialect.since_param(since.astimezone(UTC)))
-    if source in ("eval", "test"):  # earlier releases stored evaluations as "test"
-        clauses.append(f"{alias}source IN (?, ?)")
-        params.extend(["eval", "test"])
-    elif source is not None:
+    if source is not None:
         clauses.append(f"{alias}source = ?")
         params.append(source)
     return clauses, params

@@ -61,7 +61,8 @@ class ItemResult:
 
     @property
     def scorer_results(self) -> dict[str, Any]:
-        """As Mastra's runEvals: ``{id: record}``, or ``{"workflow": {...}, "steps": {...}}``."""
+        """Each scorer's record: ``{id: record}``, or ``{"workflow": {...}, "steps": {...}}`` when steps
+        have scorers of their own."""
         top = {k: r for k, r in self.results.items() if k not in self.step_keys}
         if not self.nested:
             return top

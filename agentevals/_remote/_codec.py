@@ -5,14 +5,11 @@ One run travels as an *entry*: ``{"run": {...}, "scorers": [...], "entity": ...,
 invocations, context, metadata, trace id, error, ...), so the worker rebuilds the same run. A value
 JSON cannot hold (an arbitrary object in ``metadata``) travels as its ``repr``, as in the stores.
 
-Two message versions, both read by the worker:
-
-- ``v`` 1, one run: the entry's fields plus ``"v": 1`` (written by earlier releases; such messages may
-  still wait in a queue).
-- ``v`` 2, a batch: ``{"v": 2, "runs": [entry, ...]}``. The forwarder publishes it as JSON *text* (the
-  Dramatiq message's one argument), joined from the entries' texts, so a spooled run is never decoded
-  and encoded again. A batch text over ``PACK_OVER`` bytes (only a lone large run gets there) travels
-  packed: ``{"v": 2, "zlib": "<base64 of the zlib-compressed batch text>"}``.
+A message is a batch: ``{"v": 2, "runs": [entry, ...]}``. The forwarder publishes it as JSON *text*
+(the Dramatiq message's one argument), joined from the entries' texts, so a spooled run is never
+decoded and encoded again. A batch text over ``PACK_OVER`` bytes (only a lone large run gets there)
+travels packed: ``{"v": 2, "zlib": "<base64 of the zlib-compressed batch text>"}``. Any other ``v`` is
+a bad message.
 """
 
 from __future__ import annotations
@@ -34,9 +31,8 @@ from agentevals.sinks._row import jsonable
 #: The Dramatiq queue and actor names both sides use.
 QUEUE = "agentevals"
 ACTOR = "agentevals_score"
-#: The message layout this release writes (a batch); a worker reads this version and older ones.
+#: The message layout this release writes and reads (a batch).
 VERSION = 2
-SINGLE_VERSION = 1
 #: A batch text longer than this travels packed (compressed); the forwarder's batches stay under it.
 PACK_OVER = 1_000_000
 #: The most a worker unpacks (bytes of JSON): far above any run an agent makes, it bounds a worker's
@@ -53,19 +49,6 @@ class RemoteRun:
     scorer_keys: tuple[str, ...]
     entity: str | None
     accepted_at: datetime
-
-
-def run_entry(
-    run: Run, scorer_keys: Sequence[str], *, entity: str | None, accepted_at: datetime | None = None
-) -> dict[str, Any]:
-    """The JSON-safe entry for ``run``, to be scored by the scorers named ``scorer_keys``."""
-    moment = accepted_at or datetime.now(UTC)
-    return {
-        "run": jsonable(run),
-        "scorers": [str(key) for key in scorer_keys],
-        "entity": entity,
-        "accepted_at": moment.astimezone(UTC).isoformat(),
-    }
 
 
 def run_entry_text(run: Run, scorer_keys: Sequence[str], *, entity: str | None) -> str:
@@ -85,20 +68,6 @@ def run_entry_text(run: Run, scorer_keys: Sequence[str], *, entity: str | None) 
         return to_json(entry, fallback=repr, inf_nan_mode="null").decode()
     except (PydanticSerializationError, UnicodeError):  # e.g. a lone surrogate: escaped as ASCII
         return json.dumps(jsonable(entry), separators=(",", ":"))
-
-
-def run_message(
-    run: Run, scorer_keys: Sequence[str], *, entity: str | None, accepted_at: datetime | None = None
-) -> dict[str, Any]:
-    """The single-run message (version 1) for ``run``, as earlier releases published it.
-
-    >>> message = run_message(Run(run_id="r1", input="hi", output="hello"), ["len"], entity="bot")
-    >>> message["v"], message["scorers"], message["run"]["run_id"], message["entity"]
-    (1, ['len'], 'r1', 'bot')
-    >>> runs_from_message(message)[0].run.output_text
-    'hello'
-    """
-    return {"v": SINGLE_VERSION, **run_entry(run, scorer_keys, entity=entity, accepted_at=accepted_at)}
 
 
 def batch_text(entry_texts: Sequence[str]) -> str:
@@ -136,9 +105,8 @@ def _unpacked(packed: Any) -> Any:
 
 
 def runs_from_message(payload: Any) -> list[RemoteRun]:
-    """The runs of a message (a batch, packed or not, as JSON text or data, or a single-run message); a
-    ``ValueError`` saying what is wrong when ``payload`` is not such a message or was written by a newer
-    release."""
+    """The runs of a message (a batch, packed or not, as JSON text or data); a ``ValueError`` saying
+    what is wrong when ``payload`` is not such a message or was written by a newer release."""
     if isinstance(payload, str):
         try:
             payload = json.loads(payload)
@@ -147,15 +115,13 @@ def runs_from_message(payload: Any) -> list[RemoteRun]:
     if not isinstance(payload, Mapping):
         raise ValueError(f"an agentevals run message is a JSON object; got {type(payload).__name__}")
     version = payload.get("v")
-    if type(version) is not int or version < 1:
-        raise ValueError(f"not an agentevals run message: its version 'v' is {version!r}")
+    if type(version) is not int or version < VERSION:
+        raise ValueError(f"not an agentevals run message: its version 'v' is {version!r}, not {VERSION}")
     if version > VERSION:
         raise ValueError(
             f"run message version {version} is newer than this release reads ({VERSION}): upgrade "
             "agentevals-core on the workers to the agents' release"
         )
-    if version == SINGLE_VERSION:
-        return [_entry(payload)]
     if "zlib" in payload:
         payload = _unpacked(payload["zlib"])
     entries = payload.get("runs")

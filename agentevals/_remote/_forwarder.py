@@ -341,7 +341,6 @@ class Forwarder:
         assert self._spool is not None
         if not self._spool.pending or time.monotonic() < self._retry_at:
             return []
-        # A row spooled by an earlier release holds a single-run message: a valid entry too ("v" ignored).
         return [_Ready(row.queue, row.payload, row.seq) for row in self._spool.oldest(self.max_runs)]
 
     def _encode(self, items: list[Outgoing]) -> list[_Ready]:

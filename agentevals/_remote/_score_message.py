@@ -1,6 +1,6 @@
-"""What a scoring worker does with one message: decode its runs (a batch, or one run from an earlier
-release), score each with the scorers the message names for it, and store the records of all of them
-before it returns, so the message is acked only then."""
+"""What a scoring worker does with one message: decode its runs (a batch), score each with the scorers
+the message names for it, and store the records of all of them before it returns, so the message is acked
+only then."""
 
 from __future__ import annotations
 

@@ -384,8 +384,8 @@ def run(q: Session, run_id: str) -> dict[str, Any] | None:
 
 
 def _replies(stored: Any) -> dict[str, str]:
-    """A record's ``judge_replies`` (JSON text in SQLite, decoded in PostgreSQL; ``None`` before
-    schema version 4) as ``{step: reply}``."""
+    """A record's ``judge_replies`` (JSON text in SQLite, decoded in PostgreSQL; ``None`` when the
+    scorer made no judge call) as ``{step: reply}``."""
     value = loads(stored)
     if not isinstance(value, dict):
         return {}

@@ -1,4 +1,4 @@
-"""The SQL behind ``agentevals view``: read-only, parameterised queries over a version-3 store (SQLite
+"""The SQL behind ``agentevals view``: read-only, parameterised queries over a store (SQLite
 file or PostgreSQL URL), written once with ``?`` placeholders; :class:`_Dialect` holds the few
 expressions that differ. The overview and scorer pages read the rollup and the score histogram
 (:mod:`agentevals._view._rolled`); where those cannot answer (an eval id filtered, scores outside 0..1,
@@ -98,8 +98,8 @@ class Binned:
 
 
 class Reader:
-    """A store opened for the viewer through :func:`open_store` (checked, a version-1 store migrated,
-    a ``.jsonl`` file loaded into a temporary SQLite copy) and kept open until :meth:`close`; each
+    """A store opened for the viewer through :func:`open_store` (checked, a ``.jsonl`` file loaded into a
+    temporary SQLite copy) and kept open until :meth:`close`; each
     request reads it on short connections of its own (:meth:`session`)."""
 
     def __init__(self, address: str | os.PathLike[str], *, table: str = TABLE) -> None:
@@ -407,22 +407,14 @@ class Session:
         return dict(zip(RUN_COLUMNS, rows[0], strict=True)) if rows else None
 
     def run_scores(self, run_id: str) -> list[dict[str, Any]]:
-        """Every score record of a run, with each of ``COLUMNS`` (``None`` for a column the store
-        predates, e.g. ``judge_replies`` before schema version 4)."""
+        """Every score record of a run, with each of ``COLUMNS``."""
         from agentevals.sinks._row import COLUMNS
 
-        cursor = self.conn.cursor()
-        try:
-            cursor.execute(f"SELECT * FROM {self.scores} WHERE 1 = 0")
-            present = {str(column[0]) for column in cursor.description}
-        finally:
-            cursor.close()
-        names = [name for name in COLUMNS if name in present]
         rows = self.rows(
-            f"SELECT {', '.join(names)} FROM {self.scores} WHERE run_id = ? ORDER BY scorer_id, created_at",
+            f"SELECT {', '.join(COLUMNS)} FROM {self.scores} WHERE run_id = ? ORDER BY scorer_id, created_at",
             [run_id],
         )
-        return [{**dict.fromkeys(COLUMNS), **dict(zip(names, row, strict=True))} for row in rows]
+        return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
 
     # -- compare ---------------------------------------------------------------------------------------
 

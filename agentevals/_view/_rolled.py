@@ -1,4 +1,4 @@
-"""The viewer's reads of the rollup and the score histogram (schema version 3 on): per hour aggregates
+"""The viewer's reads of the rollup and the score histogram: per hour aggregates
 the store's triggers keep (:mod:`agentevals.sinks._rollup`, :mod:`agentevals.sinks._bins`), so the
 overview and scorer pages read a few thousand rows instead of every score. A time range's partial first
 and last hours are read from the score rows (through the indexes) and added."""
@@ -122,8 +122,8 @@ def outcome_totals(q: Session, f: Filters) -> list[Outcomes]:
     ]
 
 
-#: Hours of the histogram one query reads: SQLite sorts a day of bin rows in memory (a month: in
-#: merged runs, ~20% slower on the 1,000,000-score benchmark).
+#: Hours of the histogram one query reads: SQLite sorts a day of bin rows in memory (a month spills
+#: to merged runs; see benchmarks/README.md).
 CHUNK = timedelta(days=1)
 
 Hours = tuple[str | None, str | None]

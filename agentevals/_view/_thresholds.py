@@ -1,5 +1,5 @@
 """Each scorer's pass threshold in the viewer: ``--pass-threshold`` when given, else the one the store
-keeps (``agentevals_scorers``, schema version 4), else the default; and where it came from.
+keeps (``agentevals_scorers``), else the default; and where it came from.
 
 >>> from agentevals._evals._config import Threshold
 >>> Bound(0.7, None, "stored").label, Bound(None, 0.2, "default").label, Bound(0.2, 0.8, "stored").label

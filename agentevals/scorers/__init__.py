@@ -12,7 +12,7 @@ and :mod:`~agentevals.scorers.llm` (LLM-judged scorers); all are re-exported her
 1.0
 """
 
-from agentevals.scorers import _deprecated
+from agentevals import _renamed
 from agentevals.scorers._combinators import all_of, any_of, weighted
 from agentevals.scorers.code import (
     checks,
@@ -149,4 +149,4 @@ __all__ = [
     "weighted",
 ]
 
-__getattr__ = _deprecated.module_getattr(__name__, _deprecated.SCORERS_RENAMED)
+__getattr__ = _renamed.module_getattr(__name__)

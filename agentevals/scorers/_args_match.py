@@ -3,13 +3,11 @@
 ``tool_args_match=`` takes the names LangChain's ``agentevals`` trajectory evaluators use for
 ``tool_args_match_mode``: ``"exact"``, ``"ignore"``, ``"subset"`` (the actual call's arguments are a
 subset of the expected ones) and ``"superset"`` (the actual call's arguments include every expected
-one). The older ``args_match=`` option called the latter ``"subset"``; it keeps that meaning with a
-``DeprecationWarning`` that names the new spelling, so no result changes silently.
+one).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
@@ -22,11 +20,7 @@ ToolArgsMatch: TypeAlias = Literal["exact", "ignore", "subset", "superset"] | Ar
 be missing), ``"superset"`` (every expected argument is present with an equal value; extra actual
 ones allowed), or a comparator. Nested objects are compared the same way, recursively."""
 
-ArgsMatch: TypeAlias = Literal["exact", "subset", "ignore"] | ArgsComparator
-"""The deprecated ``args_match=`` values, whose ``"subset"`` is ``tool_args_match="superset"``."""
-
 _MODES = ("exact", "ignore", "subset", "superset")
-_OLD_TO_NEW: Mapping[str, str] = {"exact": "exact", "ignore": "ignore", "subset": "superset"}
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -62,38 +56,9 @@ def validate_tool_args_match(mode: Any) -> ToolArgsMatch:
     )
 
 
-def resolve_tool_args_match(tool_args_match: Any, args_match: Any, *, stacklevel: int = 3) -> ToolArgsMatch:
-    """The mode from ``tool_args_match=`` or, deprecated, ``args_match=`` (translated to the new names).
-
-    ``None`` means not passed; neither passed is ``"exact"``.
-    """
-    if args_match is None:
-        return "exact" if tool_args_match is None else validate_tool_args_match(tool_args_match)
-    if tool_args_match is not None:
-        raise ValueError("pass tool_args_match= only; args_match= is its deprecated older spelling")
-    if callable(args_match):
-        new: Any = args_match
-        spelling = "tool_args_match=<the same callable>"
-    elif args_match in _OLD_TO_NEW:
-        new = _OLD_TO_NEW[args_match]
-        spelling = f"tool_args_match={new!r}"
-    else:
-        raise ValueError(
-            f"args_match must be 'exact', 'subset', 'ignore' or a callable, not {args_match!r}; "
-            "args_match= is deprecated: use tool_args_match= ('exact', 'ignore', 'subset' = the actual "
-            "call's arguments are a subset of the expected ones, 'superset' = they include every "
-            "expected one)"
-        )
-    meaning = (
-        " (args_match='subset' meant every expected argument present in the call, which "
-        "tool_args_match calls 'superset', as LangChain's agentevals does)"
-        if args_match == "subset"
-        else ""
-    )
-    warnings.warn(
-        f"args_match= is deprecated; write {spelling}{meaning}", DeprecationWarning, stacklevel=stacklevel
-    )
-    return new  # type: ignore[no-any-return]
+def resolve_tool_args_match(tool_args_match: Any) -> ToolArgsMatch:
+    """The mode from ``tool_args_match=``: ``None`` (not passed) is ``"exact"``."""
+    return "exact" if tool_args_match is None else validate_tool_args_match(tool_args_match)
 
 
 def match_args(expected: Mapping[str, Any], actual: Mapping[str, Any], mode: ToolArgsMatch) -> bool:

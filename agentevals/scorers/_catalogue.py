@@ -13,7 +13,6 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from agentevals.scorers import code, llm, trajectory
-from agentevals.scorers._deprecated import SCORERS_RENAMED
 from agentevals.scorers.code import checks
 
 _FACTORY = re.compile(r"create_(?P<measure>\w+?)_scorer(?P<kind>_code|_llm)?")
@@ -42,15 +41,3 @@ def _table(*modules: ModuleType) -> dict[str, Callable[..., Any]]:
 
 SCORERS: Mapping[str, Callable[..., Any]] = MappingProxyType(_table(code, trajectory, llm))
 """Every prebuilt scorer factory by the id of the scorers it makes."""
-
-FACTORY_NAMES: Mapping[str, str] = MappingProxyType(
-    {
-        **{factory.__name__: id for id, factory in SCORERS.items() if not id.startswith("check_")},
-        **{
-            old: id
-            for old, entry in SCORERS_RENAMED.items()
-            if (id := scorer_id(entry.new.rpartition(".")[2].removesuffix("()"))) is not None
-        },
-    }
-)
-"""Other names the command line accepted before the ids: factory names, old names (name → id)."""

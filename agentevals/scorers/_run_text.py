@@ -1,11 +1,10 @@
 """The texts the code-based scorers compare, read from a :class:`~agentevals.Run`.
 
-Convention (as Mastra's code scorers): the *input text* is the text of every input message,
-and the *output text* the text of every output message, each joined with ``", "``. Two
-deliberate differences: messages without text (e.g. an assistant turn that only called a
-tool) and ``tool``-role messages (tool results, not the agent's words) are skipped, where
-Mastra would join an empty string and leave a stray ``", "``; and a missing input or
-output raises a clear error instead of being read as an empty text.
+The *input text* is the text of every input message, and the *output text* the text of every
+output message, each joined with ``", "``. Messages without text (e.g. an assistant turn that
+only called a tool) and ``tool``-role messages (tool results, not the agent's words) are
+skipped, so no empty part leaves a stray ``", "``; a missing input or output raises a clear
+error instead of being read as an empty text.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The score histogram (schema version 3, beside the rollup): per hour, entity, scorer and source, how
+"""The score histogram (beside the rollup): per hour, entity, scorer and source, how
 many scores fell in each of 100 bins, kept by triggers like the rollup, so the viewer's mean,
 percentiles and pass rate (to 0.01) come from a few thousand rows instead of every score.
 

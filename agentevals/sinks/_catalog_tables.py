@@ -1,4 +1,4 @@
-"""The two small tables of schema version 4 beside the scores: what a store knows about its scorers and
+"""The two small tables beside the scores: what a store knows about its scorers and
 about the runs the engine dropped, and the statements the SQL sinks write them with.
 
 ``agentevals_scorers``: one row per (scorer, version, source, evaluation, step) with the scorer's name

@@ -90,7 +90,7 @@ class PostgresSink:
     def check(self) -> None:
         """Verify the configuration before any write: psycopg is installed, the server accepts the
         connection (database, role, password) and the tables exist with the expected columns or can be
-        created (a version-1 table is migrated). Raises :class:`~agentevals.sinks.SinkConfigError`
+        created (a store of another release is refused). Raises :class:`~agentevals.sinks.SinkConfigError`
         saying how to fix it (``transient`` when the server cannot be reached right now). Blocks for at
         most ``connect_timeout`` seconds.
 
@@ -107,7 +107,7 @@ class PostgresSink:
             )
 
     async def _check_tables(self) -> set[str]:
-        """The columns of the scores table, after creating or migrating the store."""
+        """The columns of the scores table, after creating the store or checking it."""
         psycopg = _import_psycopg()
         timeout = max(1, int(self.connect_timeout))
         try:

@@ -1,4 +1,4 @@
-"""The rollup table (schema version 3): per-hour aggregates of the scores table that the database keeps
+"""The rollup table: per-hour aggregates of the scores table that the database keeps
 up to date with triggers, so the report and the viewer read a few thousand rows instead of every score.
 
 One row per (hour bucket, entity, scorer, source, outcome, skip reason, error type) holds the number of

@@ -19,12 +19,13 @@ from pydantic_core import to_json, to_jsonable_python
 from agentevals._result import JudgeCall, ScoreFailure, ScoreRecord, ScoreResult, ScoreSkipped
 
 TABLE = "agentevals_scores"
-#: The layout this library writes (``agentevals_schema`` holds it): 1 was one table, each score row
-#: with its run's input and output; 2 is one row per run (``agentevals_runs``) and scores that point
-#: at it; 3 adds ``agentevals_rollup``, per-hour aggregates the database keeps with triggers; 4 adds
-#: the scores' ``judge_replies`` column, ``agentevals_scorers`` (each scorer's pass threshold) and
-#: ``agentevals_drops`` (runs the engine dropped, per hour, entity and scorer).
-SCHEMA_VERSION = 4
+#: The layout this library writes: one row per run (``agentevals_runs``), one per (run, scorer) that
+#: points at it (``agentevals_scores``), the per-hour aggregates and score histogram the database keeps
+#: with triggers (``agentevals_rollup``, ``agentevals_bins``), each scorer's pass threshold
+#: (``agentevals_scorers``) and the runs the engine dropped (``agentevals_drops``). The store records
+#: it in ``agentevals_meta`` under :data:`SCHEMA_VERSION_KEY`; a store without that record is refused.
+SCHEMA_VERSION = 1
+SCHEMA_VERSION_KEY = "schema_version"
 
 #: ``agentevals_scores``: (column, kind) in table order; kind is "text", "json", "real", "integer",
 #: "timestamp" (never null) or "timestamp_null".
@@ -98,10 +99,6 @@ INDEXES: tuple[tuple[str, str], ...] = (
 RUN_INDEXES: tuple[tuple[str, str], ...] = (("entity_created", "entity, created_at"),)
 #: The ``metadata`` key under which a stored row lists the values replaced to store it.
 SANITIZED_KEY = "agentevals_sanitized"
-#: Where version-1 rows kept a skipped record's outcome and short reason (``outcome`` and
-#: ``skip_reason`` columns since version 2); read only to migrate them.
-OUTCOME_KEY = "agentevals_outcome"
-SKIP_REASON_KEY = "agentevals_skip_reason"
 #: Namespace of the record ids (uuid5 of run, scorer, version and evaluation).
 _ID_NAMESPACE = uuid.UUID("5b0d4c1e-3f7a-5e61-9a53-0a6e1c1a7e52")
 _ID_NAMESPACE_BYTES = _ID_NAMESPACE.bytes
@@ -109,18 +106,19 @@ _ID_NAMESPACE_BYTES = _ID_NAMESPACE.bytes
 
 @dataclass(frozen=True)
 class Tables:
-    """The three tables of one store: ``scores`` is the name given to a sink (``table=``); the runs and
-    schema tables share its prefix (``agentevals_scores`` -> ``agentevals_runs``, ``agentevals_schema``).
+    """The tables of one store: ``scores`` is the name given to a sink (``table=``); the others share its
+    prefix (``agentevals_scores`` -> ``agentevals_runs``, ``agentevals_meta``, ...).
 
     >>> tables("agentevals_scores")
-    Tables(scores='agentevals_scores', runs='agentevals_runs', schema='agentevals_schema')
+    Tables(scores='agentevals_scores', runs='agentevals_runs', meta='agentevals_meta')
     >>> tables("evals").runs
     'evals_runs'
     """
 
     scores: str
     runs: str
-    schema: str
+    #: Key-value facts about the store, its schema version among them (see :data:`SCHEMA_VERSION`).
+    meta: str
 
     @property
     def rollup(self) -> str:
@@ -146,7 +144,7 @@ class Tables:
 def tables(table: str) -> Tables:
     """The tables of the store whose scores table is ``table``."""
     base = table[: -len("_scores")] if table.endswith("_scores") and len(table) > 7 else table
-    return Tables(scores=table, runs=f"{base}_runs", schema=f"{base}_schema")
+    return Tables(scores=table, runs=f"{base}_runs", meta=f"{base}_meta")
 
 
 def replace_on_conflict(schema: tuple[tuple[str, str], ...] = SCHEMA) -> str:

@@ -124,7 +124,7 @@ def check_store_runs(store_runs: str) -> StoreRuns:
 
 class SQLiteSink:
     """Writes records to ``table`` in the SQLite file at ``path`` (created with its schema on first use,
-    a version-1 store migrated in place), and each record's run, once, to the runs table beside it
+    a store of another release refused), and each record's run, once, to the runs table beside it
     (``agentevals_runs``; ``store_runs="none"``: scores only).
 
     Each batch is one transaction of ``INSERT OR IGNORE`` (runs, then scores); with

@@ -1,7 +1,8 @@
 """``SQLiteProcessWriter``: score rows written into an existing SQLite store by a child process, for bulk
-work (``rescore``) where SQLite's own work (the row and five index B-trees, ~10 us a row) is as large as
-the scoring: in a thread it competes with the scoring for the GIL and one core; in a child process it
-runs on the other core. The parent only builds each row's values and pickles them.
+work (``rescore``) where SQLite's own work (the row and five index B-trees) is as large as the scoring of
+fast scorers (see benchmarks/README.md): in a thread it competes with the scoring for the GIL and one
+core; in a child process it runs on the other core. The parent only builds each row's values and pickles
+them.
 
 Each ``write`` is one transaction in the child (``INSERT OR IGNORE``, or an upsert on ``id`` with
 ``replace``); its outcome comes back on a pipe, so a failed batch raises in ``write`` as a sink's would.
@@ -28,7 +29,7 @@ _CHILD = str(Path(__file__).with_name("_sqlite_child.py"))  # run by path: no pa
 
 class SQLiteProcessWriter:
     """Writes the score rows of records (no runs rows) to ``table`` of the SQLite store at ``path`` from a
-    child process; the store must exist (``open_store`` checked and migrated it)."""
+    child process; the store must exist (``open_store`` checked it)."""
 
     name = "sqlite"
 

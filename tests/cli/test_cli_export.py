@@ -117,7 +117,7 @@ def pg(postgres: Any) -> Iterator[tuple[str, str]]:
     table = f"agentevals_export_{uuid.uuid4().hex[:12]}"
     yield postgres.url, table
     with psycopg.connect(postgres.url, autocommit=True) as conn:
-        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
+        for name in (table, f"{table}_runs", f"{table}_meta", f"{table}_rollup"):
             conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 

@@ -17,54 +17,22 @@ from agentevals._evals._report import build_report, parse_since
 from agentevals.cli import main
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import SQLiteSink
-
-COLUMNS = (
-    "id",
-    "created_at",
-    "scorer_id",
-    "scorer_name",
-    "run_id",
-    "trace_id",
-    "entity",
-    "source",
-    "score",
-    "reason",
-    "input",
-    "output",
-    "ground_truth",
-    "request_context",
-    "preprocess_step_result",
-    "analyze_step_result",
-    "generate_score_step_result",
-    "preprocess_prompt",
-    "analyze_prompt",
-    "generate_score_prompt",
-    "generate_reason_prompt",
-    "judge_model",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost_usd",
-    "duration_ms",
-    "error_type",
-    "error_message",
-    "failed_step",
-    "metadata",
-)
+from agentevals.sinks._row import COLUMNS
 
 ROWS = [  # created_at, scorer, entity, source, score, tokens, cost, error_type
     ("2026-11-20T09:00:00+00:00", "relevancy", "support-agent", "live", 0.8, 100, 0.002, None),
     ("2026-11-20T10:00:00+00:00", "relevancy", "support-agent", "live", 0.6, 100, 0.002, None),
     ("2026-11-21T08:00:00+00:00", "relevancy", "support-agent", "live", None, 50, None, "TimeoutError"),
-    ("2026-11-21T09:00:00+00:00", "exact_match", "batch", "test", 1.0, 0, None, None),
-    ("2026-11-21T09:00:01+00:00", "exact_match", "batch", "test", 0.0, 0, None, None),
+    ("2026-11-21T09:00:00+00:00", "exact_match", "batch", "eval", 1.0, 0, None, None),
+    ("2026-11-21T09:00:01+00:00", "exact_match", "batch", "eval", 0.0, 0, None, None),
 ]
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "scores.db"
+    SQLiteSink(path).check()  # the store's tables, rows written below by hand
     with sqlite3.connect(path) as conn:
-        conn.execute(f"CREATE TABLE agentevals_scores ({', '.join(COLUMNS)})")
         for n, (created, scorer, entity, source, score, tokens, cost, error) in enumerate(ROWS):
             row = dict.fromkeys(COLUMNS)
             row.update(
@@ -75,6 +43,7 @@ def db(tmp_path: Path) -> Path:
                 run_id=f"r{n}",
                 entity=entity,
                 source=source,
+                outcome="failed" if error else "scored",
                 score=score,
                 prompt_tokens=tokens,
                 completion_tokens=0,
@@ -171,12 +140,6 @@ async def test_report_on_records_written_by_the_engine_and_run_evals(
     assert groups[("live-agent", "short")].mean == 0.5
     assert (groups[("target", "exact_match")].count, groups[("target", "exact_match")].failures) == (2, 1)
     assert build_report(path, source="eval").total == 2
-    with sqlite3.connect(path) as conn:  # an evaluation's rows as earlier releases stored them
-        legacy = conn.execute("UPDATE agentevals_scores SET source = 'test' WHERE source = 'eval'")
-        assert legacy.rowcount == 2
-    assert build_report(path, source="eval").total == build_report(path, source="test").total == 2
-    legacy_record = ScoreResult(scorer_id="s", scorer_name="S", run_id="r", score=1.0, source="test")  # type: ignore[arg-type]
-    assert legacy_record.source == "eval"  # records of earlier releases (dead letters, JSONL) read as eval
     assert main(["report", "--db", str(path), "--source", "live"]) == 0
     assert "2 records, 0 failures" in capsys.readouterr().out
 
@@ -184,7 +147,6 @@ async def test_report_on_records_written_by_the_engine_and_run_evals(
 async def test_replay_command_moves_dead_letters_into_the_db(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentevals import ScoreResult
     from agentevals.sinks import DeadLetter, MemorySink
 
     dead = DeadLetter(tmp_path / "dead.jsonl")
@@ -357,7 +319,7 @@ async def test_report_on_postgres(
         assert "has no 'no_such_table' table" in capsys.readouterr().err
     finally:
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-            for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
+            for name in (table, f"{table}_runs", f"{table}_meta", f"{table}_rollup"):
                 await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
@@ -366,7 +328,6 @@ async def test_replay_into_postgres_and_a_named_table(
 ) -> None:
     import psycopg
 
-    from agentevals import ScoreResult
     from agentevals.sinks import DeadLetter, MemorySink
 
     records = [ScoreResult(scorer_id="s", scorer_name="s", run_id=f"r{i}", score=i / 2) for i in range(3)]
@@ -386,7 +347,7 @@ async def test_replay_into_postgres_and_a_named_table(
             assert await cursor.fetchall() == [("r0", 0.0), ("r1", 0.5), ("r2", 1.0)]
     finally:
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-            for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
+            for name in (table, f"{table}_runs", f"{table}_meta", f"{table}_rollup"):
                 await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
     db = tmp_path / "named.db"  # SQLite, a table of its own

@@ -198,7 +198,7 @@ def test_postgres_stores_the_thresholds_and_drops_of_an_engine(postgres: Any, de
             assert stored_thresholds(store) == {"a": Threshold(min=0.2, max=0.9)}
     finally:
         with psycopg.connect(postgres.conninfo, autocommit=True) as conn:
-            for suffix in ("", "_runs", "_schema", "_rollup", "_bins", "_scorers", "_drops"):
+            for suffix in ("", "_runs", "_meta", "_rollup", "_bins", "_scorers", "_drops"):
                 conn.execute(f"DROP TABLE IF EXISTS {table}{suffix}")
             for name in ("rollup", "bins"):
                 for event in ("insert", "update", "delete"):

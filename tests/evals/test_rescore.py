@@ -5,7 +5,6 @@ records stored in the same store with source ``rescore``."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sqlite3
 import subprocess
@@ -25,7 +24,6 @@ from agentevals._scorer import Scorer
 from agentevals._store import open_store
 from agentevals.evals import RescoreSummary, rescore
 from agentevals.sinks import PostgresSink, SQLiteSink
-from agentevals.sinks._row import SCHEMA_VERSION
 from agentevals.steps import PromptStep
 from agentevals.testing import FakeJudgeServer, Reply
 
@@ -246,7 +244,7 @@ async def pg(postgres: Any) -> AsyncIterator[tuple[str, str]]:
     table = f"agentevals_test_{uuid.uuid4().hex[:12]}"
     yield url, table
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
+        for name in (table, f"{table}_runs", f"{table}_meta", f"{table}_rollup"):
             await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
@@ -279,31 +277,6 @@ async def test_rescore_a_postgres_store(pg: tuple[str, str]) -> None:
         assert await cursor.fetchall() == [("scored", 0.25, "changed", 5), ("skipped", None, failed, 1)]
     with pytest.raises(ValueError, match="has no 'agentevals_absent_table' table"):
         open_store(url, table="agentevals_absent_table")
-
-
-def test_a_version_1_store_is_migrated_then_rescored(tmp_path: Path) -> None:
-    db = tmp_path / "v1.db"
-    with sqlite3.connect(db) as conn:  # version 1: one table, each score row with its run's transcript
-        conn.execute(
-            "CREATE TABLE agentevals_scores (id TEXT, created_at TEXT, scorer_id TEXT, scorer_name TEXT, "
-            "run_id TEXT, score REAL, entity TEXT, source TEXT, input TEXT, output TEXT, error_type TEXT, "
-            "metadata TEXT)"
-        )
-        for i in range(2):
-            output = json.dumps([{"role": "assistant", "content": ANSWERS[f"run-{i}"]}])
-            conn.execute(
-                "INSERT INTO agentevals_scores "
-                "VALUES (?, ?, 'old', 'Old', ?, 1.0, 'bot', 'live', ?, ?, NULL, '{}')",
-                (f"id-{i}", f"2026-01-0{i + 1}T00:00:00+00:00", f"run-{i}", json.dumps(f"q {i}"), output),
-            )
-    assert rescore(db, [_answer_scorer()], progress=False) == RescoreSummary(runs=2, scored=2)
-    assert _rows(db, "SELECT version FROM agentevals_schema") == [(SCHEMA_VERSION,)]
-    assert _rows(
-        db, "SELECT scorer_id, COUNT(*), SUM(score) FROM agentevals_scores GROUP BY 1 ORDER BY 1"
-    ) == [
-        ("answer", 2, 2.0),
-        ("old", 2, 2.0),
-    ]
 
 
 CTRL_C = """

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentevals import Run
-from agentevals._remote._codec import VERSION, batch_text, run_entry_text, run_message, runs_from_message
+from agentevals._remote._codec import VERSION, batch_text, run_entry_text, runs_from_message
 
 
 def _rich_run() -> Run:
@@ -54,26 +54,28 @@ def _rich_run() -> Run:
     )
 
 
-def _through_json(payload: dict[str, Any]) -> Any:
-    return json.loads(json.dumps(payload))
+def _message(run: Run, scorer_keys: list[str], entity: str | None) -> str:
+    return batch_text([run_entry_text(run, scorer_keys, entity=entity)])
 
 
 def test_a_run_round_trips_through_json_unchanged() -> None:
     run = _rich_run()
-    accepted = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
-    message = _through_json(run_message(run, ["relevancy", "tone"], entity="default", accepted_at=accepted))
-    (decoded,) = runs_from_message(message)
+    (decoded,) = runs_from_message(_message(run, ["relevancy", "tone"], entity="default"))
     assert decoded.run == run
     assert decoded.run.output_messages[0].tool_invocations[0].args == {"city": "Paris"}
     assert decoded.scorer_keys == ("relevancy", "tone")
     assert decoded.entity == "default"
-    assert decoded.accepted_at == accepted
-    assert message["v"] == 1  # the single-run form of earlier releases: workers still read it
+
+
+def test_the_accepted_time_travels_with_the_run() -> None:
+    accepted = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
+    entry = {**json.loads(run_entry_text(Run(), [], entity=None)), "accepted_at": accepted.isoformat()}
+    assert runs_from_message({"v": VERSION, "runs": [entry]})[0].accepted_at == accepted
 
 
 def test_plain_values_and_an_empty_run_round_trip() -> None:
     for run in (Run(input="q", output="a"), Run(input={"q": 1}, output=[1, 2]), Run()):
-        assert runs_from_message(_through_json(run_message(run, [], entity=None)))[0].run == run
+        assert runs_from_message(_message(run, [], entity=None))[0].run == run
 
 
 def test_a_value_json_cannot_hold_travels_as_its_repr() -> None:
@@ -82,10 +84,8 @@ def test_a_value_json_cannot_hold_travels_as_its_repr() -> None:
             return "<opaque>"
 
     run = Run(input="q", output="a", metadata={"thing": Opaque()})
-    (decoded,) = runs_from_message(_through_json(run_message(run, ["s"], entity=None)))
+    (decoded,) = runs_from_message(_message(run, ["s"], entity=None))
     assert decoded.run.metadata == {"thing": "<opaque>"}
-    (batched,) = runs_from_message(batch_text([run_entry_text(run, ["s"], entity=None)]))
-    assert batched.run.metadata == {"thing": "<opaque>"}
 
 
 def test_a_batch_carries_its_runs_in_order_with_their_own_scorers() -> None:
@@ -100,6 +100,9 @@ def test_a_batch_carries_its_runs_in_order_with_their_own_scorers() -> None:
     assert runs_from_message(batch_text([])) == []
 
 
+UNKNOWN_FIELD = {"run_id": "r", "bogus": 1}
+
+
 @pytest.mark.parametrize(
     ("payload", "expected"),
     [
@@ -109,11 +112,18 @@ def test_a_batch_carries_its_runs_in_order_with_their_own_scorers() -> None:
         ({"v": 2, "runs": [3]}, "entry is a JSON object"),
         ({"run": {}}, "version 'v'"),
         ({"v": VERSION + 1, "run": {}, "scorers": []}, "newer than this release"),
-        ({"v": 1, "scorers": []}, "without a 'run'"),
-        ({"v": 1, "run": {}, "scorers": "s"}, "'scorers' must be a list"),
-        ({"v": 1, "run": {}, "scorers": [], "entity": 3}, "'entity' must be text"),
-        ({"v": 1, "run": {"run_id": "r", "bogus": 1}, "scorers": [], "accepted_at": "2026-01-01"}, "'r'"),
-        ({"v": 1, "run": {}, "scorers": [], "accepted_at": "yesterday"}, "cannot be read"),
+        ({"v": 1, "run": {}, "scorers": [], "accepted_at": "2026-01-01"}, "version 'v' is 1, not 2"),
+        ({"v": 2, "runs": [{"scorers": []}]}, "without a 'run'"),
+        ({"v": 2, "runs": [{"run": {}, "scorers": "s"}]}, "'scorers' must be a list"),
+        ({"v": 2, "runs": [{"run": {}, "scorers": [], "entity": 3}]}, "'entity' must be text"),
+        (
+            {
+                "v": 2,
+                "runs": [{"run": {"run_id": "r", "bogus": 1}, "scorers": [], "accepted_at": "2026-01-01"}],
+            },
+            "'r'",
+        ),
+        ({"v": 2, "runs": [{"run": {}, "scorers": [], "accepted_at": "yesterday"}]}, "cannot be read"),
     ],
 )
 def test_a_bad_or_newer_payload_is_a_clear_value_error(payload: Any, expected: str) -> None:

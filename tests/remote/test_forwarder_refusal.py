@@ -155,8 +155,9 @@ def test_replay_with_a_broker_publishes_the_refused_runs(
 
 
 def test_replay_keeps_the_runs_when_the_broker_is_down(
-    rabbitmq: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    rabbitmq: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # replay's default --db, agentevals.db, is made here
     from agentevals._remote._codec import run_entry_text
     from agentevals._remote._refusal import dead_letter_run
     from agentevals.cli import main

@@ -5,9 +5,11 @@ real RabbitMQ and the real Redis."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from agentevals_langchain import ScoringMiddleware
 from agentevals_langchain.testing import ScriptedChatModel
 from langchain.agents import create_agent
@@ -24,6 +26,24 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals import ScoringEngine
+from agentevals.sinks._row import TABLE, tables
+from agentevals.sinks._schema_check import store_tables
+
+
+@pytest.fixture
+def default_pg_store(postgres: Any) -> Iterator[str]:
+    """The worker's PostgreSQL sink writes to the default table: the test starts without that store
+    (whatever an earlier run left) and removes it after."""
+    import psycopg
+
+    def drop() -> None:
+        with psycopg.connect(postgres.url, autocommit=True) as conn:
+            for name in store_tables(tables(TABLE)):
+                conn.execute(f"DROP TABLE IF EXISTS {name} CASCADE")
+
+    drop()
+    yield postgres.url
+    drop()
 
 
 def _pg_rows(url: str, run_ids: list[str]) -> tuple[list[tuple[str, str, str, float | None]], int]:
@@ -45,11 +65,11 @@ def _pg_rows(url: str, run_ids: list[str]) -> tuple[list[tuple[str, str, str, fl
 def test_agent_to_worker_to_sqlite_and_postgres(
     broker_url: str,  # noqa: F811
     queue: str,  # noqa: F811
-    postgres: Any,
+    default_pg_store: str,
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "scores.db"
-    worker = start_worker(broker_url, queue, db, "--sink", postgres.url, threads=4)
+    worker = start_worker(broker_url, queue, db, "--sink", default_pg_store, threads=4)
     engine = ScoringEngine({"length": SCORERS["length"], "shout": SCORERS["shout"]}, broker=broker_url,
                            broker_queue=queue)  # fmt: skip
     agent = create_agent(
@@ -68,7 +88,7 @@ def test_agent_to_worker_to_sqlite_and_postgres(
 
         # Polled: the worker may still be writing to PostgreSQL when SQLite holds every record.
         def stored_in_postgres() -> bool:
-            rows, runs = _pg_rows(postgres.url, [str(i) for i in ids])
+            rows, runs = _pg_rows(default_pg_store, [str(i) for i in ids])
             return (len(rows), runs) == (10, 5)
 
         wait_until(stored_in_postgres, what="the PostgreSQL rows")
@@ -78,7 +98,7 @@ def test_agent_to_worker_to_sqlite_and_postgres(
     expected = {(str(i), key, "scored") for i in ids for key in ("length", "shout")}
     assert set(score_rows(db)) == expected, output
     assert sorted(run_ids(db)) == sorted(str(i) for i in ids)
-    pg, pg_runs = _pg_rows(postgres.url, [str(i) for i in ids])
+    pg, pg_runs = _pg_rows(default_pg_store, [str(i) for i in ids])
     assert pg_runs == len(ids)
     assert {(r[0], r[1], r[2]) for r in pg} == expected
     assert {(r[1], r[3]) for r in pg} == {("length", len("SUNNY IN PARIS") / LENGTH_RANGE), ("shout", 1.0)}

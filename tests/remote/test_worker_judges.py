@@ -26,7 +26,7 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals._engine._config import normalize_scorers
-from agentevals._remote._codec import run_message
+from agentevals._remote._codec import batch_text, run_entry_text
 from agentevals._remote._group_write import GroupWriter
 from agentevals._remote._judge_gate import JudgeCaps
 from agentevals._remote._score_message import MessageScorer
@@ -103,7 +103,7 @@ async def test_a_per_model_cap_holds_without_a_global_one(redis_url: str, tmp_pa
         scorer = MessageScorer(
             entries, GroupWriter([SQLiteSink(tmp_path / "scores.db")]), gate=WorkerGate(entries, caps=caps)
         )
-        payloads = [run_message(run, ["verdict"], entity="bot") for run in make_runs(12)]
+        payloads = [batch_text([run_entry_text(run, ["verdict"], entity="bot")]) for run in make_runs(12)]
         records = [r for rs in await asyncio.gather(*(scorer.handle(p) for p in payloads)) for r in rs]
         await scorer.writer.close()
     assert responder.most == 2

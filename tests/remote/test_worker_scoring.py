@@ -4,6 +4,7 @@ message and a sink outage."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals._engine._config import normalize_scorers
-from agentevals._remote._codec import batch_text, run_entry_text, run_message
+from agentevals._remote._codec import batch_text, run_entry_text
 from agentevals._remote._worker import WorkerApp
 from agentevals._remote._worker_setup import WorkerConfig
 from agentevals._result import ScoreRecord
@@ -92,7 +93,7 @@ def test_a_redelivered_message_or_batch_adds_no_row(
     db = tmp_path / "scores.db"
     worker = start()
     runs = make_runs(10)
-    payloads: list[Any] = [run_message(run, ["length"], entity="bot") for run in runs]
+    payloads: list[Any] = [batch_text([run_entry_text(run, ["length"], entity="bot")]) for run in runs]
     batches = [
         batch_text([run_entry_text(run, ["length"], entity="bot") for run in runs[i : i + 4]]) for i in (0, 3)
     ]
@@ -135,7 +136,8 @@ def test_an_unknown_scorer_is_an_error_record_and_a_bad_message_is_dead_lettered
     db = tmp_path / "scores.db"
     worker = start()
     (run,) = make_runs(1)
-    publish(broker_url, queue, [{"v": 1, "run": "not a run"}, {"hello": "world"}])
+    single = {"v": 1, **json.loads(run_entry_text(run, ["length"], entity="bot"))}  # not a batch
+    publish(broker_url, queue, [single, {"hello": "world"}])
     publish_runs(broker_url, queue, [run], ["no_such_scorer", "length"])
     wait_until(lambda: len(score_rows(db)) == 2 and worker.app.lifecycle.dead_lettered == 2)
     worker.stop()

@@ -21,7 +21,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentevals import Judge, Run, Scorer, create_scorer
-from agentevals._remote._codec import ACTOR, batch_text, run_entry_text, run_message
+from agentevals._remote._codec import ACTOR, batch_text, run_entry_text
 from agentevals.steps import PromptStep
 from agentevals.testing import FakeJudge
 
@@ -164,11 +164,7 @@ def publish_runs(
     *,
     per_message: int = 1,
 ) -> None:
-    """Publish ``runs``: one single-run message each (the form of earlier releases), or batch messages
-    of ``per_message`` runs (the form the forwarder publishes)."""
-    if per_message == 1:
-        publish(url, queue, [run_message(run, keys, entity=entity) for run in runs])
-        return
+    """Publish ``runs`` in batch messages of ``per_message`` runs, as the forwarder does."""
     texts = [run_entry_text(run, keys, entity=entity) for run in runs]
     publish(url, queue, [batch_text(texts[i : i + per_message]) for i in range(0, len(texts), per_message)])
 

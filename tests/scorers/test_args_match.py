@@ -50,12 +50,6 @@ def test_validate_tool_args_match() -> None:
         validate_tool_args_match("loose")
 
 
-def test_old_args_match_keeps_its_meaning_with_a_warning() -> None:
-    assert resolve_tool_args_match(None, None) == "exact"
-    assert resolve_tool_args_match("subset", None) == "subset"
-    with pytest.warns(DeprecationWarning, match="write tool_args_match='superset'"):
-        assert resolve_tool_args_match(None, "subset") == "superset"
-    with pytest.warns(DeprecationWarning, match="write tool_args_match='exact'"):
-        assert resolve_tool_args_match(None, "exact") == "exact"
-    with pytest.raises(ValueError, match="deprecated: use tool_args_match="):
-        resolve_tool_args_match(None, "superset")
+def test_not_passed_is_exact() -> None:
+    assert resolve_tool_args_match(None) == "exact"
+    assert resolve_tool_args_match("subset") == "subset"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import warnings
 from typing import Any
 
 import pytest
@@ -12,7 +11,7 @@ import agentevals.scorers
 import agentevals.scorers.llm
 from agentevals import Scorer
 from agentevals.cli import UsageError, load_scorer, main
-from agentevals.scorers._catalogue import FACTORY_NAMES, SCORERS, scorer_id
+from agentevals.scorers._catalogue import SCORERS, scorer_id
 
 MODEL = "openai/gpt-4o-mini"
 
@@ -79,14 +78,10 @@ def test_an_unknown_cli_name_lists_the_valid_ids() -> None:
         assert id in str(caught.value)
 
 
-@pytest.mark.parametrize("old", sorted(FACTORY_NAMES))
-def test_old_cli_names_keep_working(old: str) -> None:
-    id = FACTORY_NAMES[old]
-    options = _options(id)
-    spec = old if not options else f"{old}:{__import__('json').dumps(options)}"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        assert load_scorer(spec).id == id
+@pytest.mark.parametrize(("name", "id"), [("create_exact_match_scorer", "exact_match"), ("regx", "regex")])
+def test_a_factory_name_or_a_typo_suggests_the_id(name: str, id: str) -> None:
+    with pytest.raises(UsageError, match=f"unknown scorer '{name}'; did you mean '{id}'"):
+        load_scorer(name)
 
 
 def test_threshold_takes_an_id(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:

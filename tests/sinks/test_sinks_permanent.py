@@ -9,6 +9,7 @@ import logging
 import sqlite3
 import sys
 import time
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from agentevals.sinks import (
     is_permanent,
 )
 from agentevals.sinks._retry import retried, write_once
+from agentevals.sinks._row import tables
 
 
 def _sqlite_error(message: str, code: int) -> sqlite3.Error:
@@ -158,7 +160,7 @@ def test_file_sinks_check_and_fail_permanently_on_an_unwritable_path(tmp_path: P
 def test_sqlite_check_refuses_a_table_of_another_shape(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "other.db") as conn:
         conn.execute("CREATE TABLE agentevals_scores (id TEXT, something TEXT)")
-    with pytest.raises(SinkConfigError, match=r"without the column|with other columns"):
+    with pytest.raises(SinkConfigError, match="something else made these tables"):
         SQLiteSink(tmp_path / "other.db").check()
 
 
@@ -209,15 +211,19 @@ def test_postgres_unknown_database_or_role_is_permanent(change: str, fix: str, p
 
 
 def test_postgres_check_passes_and_creates_the_table(postgres: Any) -> None:
-    conninfo = postgres.conninfo
-    sink = PostgresSink(conninfo, table="agentevals_check_test")
-    try:
-        sink.check()
-    finally:
-        import psycopg
+    import psycopg
 
+    conninfo = postgres.conninfo
+    table = f"agentevals_check_{uuid.uuid4().hex[:12]}"
+    try:
+        PostgresSink(conninfo, table=table).check()
         with psycopg.connect(conninfo, autocommit=True) as conn:
-            conn.execute("DROP TABLE IF EXISTS agentevals_check_test")
+            assert conn.execute(f"SELECT value FROM {table}_meta").fetchall() == [("1",)]
+    finally:
+        t = tables(table)
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            for name in (t.scores, t.runs, t.meta, t.rollup, t.bins, t.scorers, t.drops):
+                conn.execute(f"DROP TABLE IF EXISTS {name} CASCADE")
 
 
 # -- the CLI ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""Schema version 3: the rollup the database keeps with triggers equals the aggregates of the score rows
-after inserts, re-sent batches, replacements (``on_conflict="replace"``, as ``rescore --force``) and
-deletes, in SQLite (a real file) and PostgreSQL (the real server); a version-2 store is migrated in place
-with every row kept and the rollup filled from them."""
+"""The rollup the database keeps with triggers equals the aggregates of the score rows after inserts,
+re-sent batches, replacements (``on_conflict="replace"``, as ``rescore --force``) and deletes, in SQLite
+(a real file) and PostgreSQL (the real server); a rollup or histogram dropped by hand comes back, filled
+from the rows that are kept."""
 
 from __future__ import annotations
 
@@ -17,12 +17,10 @@ from typing import Any
 import pytest
 
 from agentevals import ScoreRecord
-from agentevals._evals._report import build_report
 from agentevals.results import JudgeCall, ScoreFailure, ScoreResult, ScoreSkipped
 from agentevals.sinks import PostgresSink, SQLiteSink
 from agentevals.sinks._bins import score_bin
 from agentevals.sinks._rollup import KEY
-from agentevals.sinks._row import SCHEMA_VERSION
 
 _SELECT_ROWS = (
     "SELECT created_at, entity, scorer_id, source, outcome, skip_reason, error_type, score, cost_usd, "
@@ -161,28 +159,23 @@ async def test_sqlite_rollup_follows_inserts_resends_replacements_and_deletes(tm
     _check(rows, rollup, bins)
 
 
-async def test_a_version_2_sqlite_store_is_migrated_with_its_rollup(tmp_path: Path) -> None:
-    db = tmp_path / "v2.db"
+async def test_a_dropped_rollup_and_histogram_come_back_filled_from_the_rows(tmp_path: Path) -> None:
+    db = tmp_path / "dropped.db"
     sink = SQLiteSink(db)
     await sink.write(_records(200))
     await sink.close()
-    with sqlite3.connect(db) as conn:  # what version 2 wrote: no rollup, no triggers
+    with sqlite3.connect(db) as conn:  # dropped by hand, triggers too
         conn.execute("DROP TABLE agentevals_rollup")
         conn.execute("DROP TABLE agentevals_bins")
         for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
             conn.execute(f"DROP TRIGGER {name}")
-        conn.execute("DELETE FROM agentevals_schema")
-        conn.execute("INSERT INTO agentevals_schema VALUES (2, datetime('now'))")
         before = conn.execute("SELECT * FROM agentevals_scores ORDER BY id").fetchall()
-    assert build_report(db).total == 200  # the report migrates it first
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT * FROM agentevals_scores ORDER BY id").fetchall() == before
-        assert conn.execute("SELECT MAX(version) FROM agentevals_schema").fetchone() == (SCHEMA_VERSION,)
-    rows, rollup, bins = _sqlite_state(db)
-    _check(rows, rollup, bins)
     sink = SQLiteSink(db)
-    await sink.write(_records(260)[200:])  # the triggers are there
+    await sink.write(_records(260)[200:])  # fills them from the rows, then writes through the triggers
     await sink.close()
+    with sqlite3.connect(db) as conn:
+        after = {row[0]: row for row in conn.execute("SELECT * FROM agentevals_scores")}
+    assert all(after[row[0]] == row for row in before)
     rows, rollup, bins = _sqlite_state(db)
     assert len(rows) == 260
     _check(rows, rollup, bins)
@@ -198,7 +191,7 @@ async def pg_table(postgres: Any) -> AsyncIterator[tuple[str, str]]:
         for name in (
             table,
             f"{table}_runs",
-            f"{table}_schema",
+            f"{table}_meta",
             f"{table}_rollup",
             f"{table}_bins",
             f"{table}_scorers",
@@ -256,34 +249,34 @@ async def test_postgres_rollup_follows_inserts_resends_replacements_and_deletes(
     _check(rows, rollup, bins)
 
 
-async def test_a_version_2_postgres_table_is_migrated_with_its_rollup(pg_table: tuple[str, str]) -> None:
+async def test_a_dropped_postgres_rollup_and_histogram_come_back_filled_from_the_rows(
+    pg_table: tuple[str, str],
+) -> None:
     conninfo, table = pg_table
     sink = PostgresSink(conninfo, table=table)
     await sink.write(_records(200))
     await sink.close()
-    await _pg(conninfo, f"DROP TABLE {table}_rollup")  # what version 2 wrote: no rollup, no triggers
+    await _pg(conninfo, f"DROP TABLE {table}_rollup")  # dropped by hand, triggers too
     await _pg(conninfo, f"DROP TABLE {table}_bins")
     for event in ("insert", "update", "delete"):
         await _pg(conninfo, f"DROP TRIGGER {table}_rollup_{event} ON {table}")
         await _pg(conninfo, f"DROP TRIGGER {table}_bins_{event} ON {table}")
-    await _pg(conninfo, f"UPDATE {table}_schema SET version = 2")
     before = await _pg(conninfo, f"SELECT * FROM {table} ORDER BY id")
     sink = PostgresSink(conninfo, table=table)
-    await sink.write(_records(260)[200:])  # migrates, then writes through the triggers
+    await sink.write(_records(260)[200:])  # fills them from the rows, then writes through the triggers
     await sink.close()
     after = {r[0]: r for r in await _pg(conninfo, f"SELECT * FROM {table}")}
     assert len(after) == 260 and all(after[r[0]] == r for r in before)
-    assert await _pg(conninfo, f"SELECT MAX(version) FROM {table}_schema") == [(SCHEMA_VERSION,)]
     rows, rollup, bins = await _pg_state(conninfo, table)
     _check(rows, rollup, bins)
 
 
-async def test_a_version_3_sqlite_store_without_the_histogram_gets_it_filled(tmp_path: Path) -> None:
-    db = tmp_path / "v3.db"
+async def test_a_store_whose_histogram_was_dropped_gets_it_filled(tmp_path: Path) -> None:
+    db = tmp_path / "scores.db"
     sink = SQLiteSink(db)
     await sink.write(_records(200))
     await sink.close()
-    with sqlite3.connect(db) as conn:  # what version 3 wrote before the histogram
+    with sqlite3.connect(db) as conn:  # dropped by hand
         conn.execute("DROP TABLE agentevals_bins")
         for event in ("insert", "update", "delete"):
             conn.execute(f"DROP TRIGGER agentevals_bins_{event}")
@@ -295,7 +288,7 @@ async def test_a_version_3_sqlite_store_without_the_histogram_gets_it_filled(tmp
     _check(rows, rollup, bins)
 
 
-async def test_a_version_3_postgres_table_without_the_histogram_gets_it_filled(
+async def test_a_postgres_table_whose_histogram_was_dropped_gets_it_filled(
     pg_table: tuple[str, str],
 ) -> None:
     conninfo, table = pg_table

@@ -15,7 +15,7 @@ from sink_helpers import sample_records
 
 from agentevals import ScoreRecord, ScoreResult
 from agentevals.sinks import COLUMNS, PostgresSink, SQLiteSink, _sqlite, record_to_row
-from agentevals.sinks._row import JSON_COLUMNS, RUN_COLUMNS, SCHEMA_VERSION, sql_row
+from agentevals.sinks._row import JSON_COLUMNS, RUN_COLUMNS, sql_row
 
 # -- SQLite -----------------------------------------------------------------------------------------
 
@@ -38,7 +38,7 @@ async def test_sqlite_file_schema_wal_indexes_and_rows(tmp_path: Path) -> None:
         assert tuple(run_cols) == RUN_COLUMNS
         run_indexes = {r[1] for r in conn.execute("PRAGMA index_list(agentevals_runs)")}
         assert "agentevals_runs_entity_created_idx" in run_indexes
-        assert conn.execute("SELECT version FROM agentevals_schema").fetchall() == [(SCHEMA_VERSION,)]
+        assert conn.execute("SELECT * FROM agentevals_meta").fetchall() == [("schema_version", "1")]
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM agentevals_scores ORDER BY created_at").fetchall()
         runs = conn.execute("SELECT * FROM agentevals_runs ORDER BY created_at").fetchall()
@@ -156,19 +156,6 @@ async def test_sqlite_batch_is_all_or_nothing_when_a_statement_fails(tmp_path: P
     assert _sqlite_rows(tmp_path / "atomic.db") == {}
 
 
-async def test_sqlite_tables_keyed_on_id_stay_idempotent(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    with sqlite3.connect(db) as conn:  # the layout of earlier versions: id PRIMARY KEY
-        conn.execute(f"CREATE TABLE agentevals_scores ({', '.join(COLUMNS)}, PRIMARY KEY (id))")
-        conn.execute("CREATE INDEX agentevals_scores_created_at_idx ON agentevals_scores (created_at)")
-    sink = SQLiteSink(db)
-    records = sample_records(150)
-    await sink.write(records)
-    await sink.write(records)
-    await sink.close()
-    assert len(_sqlite_rows(db)) == len(records)
-
-
 @pytest.mark.parametrize("table", ["bad;name", "1starts_with_digit", "x" * 64, "", "drop table--"])
 def test_table_names_are_validated(table: str) -> None:
     with pytest.raises(ValueError, match="invalid table name"):
@@ -228,7 +215,8 @@ async def test_postgres_schema_rows_and_idempotence(pg: tuple[str, str], tmp_pat
     indexes = await _pg_rows(conninfo, f"SELECT indexname FROM pg_indexes WHERE tablename = '{table}'")
     names = ("scorer_created", "run", "entity_created", "eval")
     assert {f"{table}_{c}_idx" for c in names} <= {i["indexname"] for i in indexes}
-    assert await _pg_rows(conninfo, f"SELECT version FROM {table}_schema") == [{"version": SCHEMA_VERSION}]
+    meta = await _pg_rows(conninfo, f"SELECT key, value FROM {table}_meta")
+    assert meta == [{"key": "schema_version", "value": "1"}]
     rows = await _pg_rows(conninfo, f"SELECT * FROM {table} ORDER BY created_at")
     assert len(rows) == 4
     first = rows[0]

@@ -71,7 +71,7 @@ async def pg_table(postgres: Any) -> AsyncIterator[tuple[str, str]]:
     table = f"agentevals_upsert_{uuid.uuid4().hex[:12]}"
     yield postgres.conninfo, table
     async with await psycopg.AsyncConnection.connect(postgres.conninfo, autocommit=True) as conn:
-        for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
+        for name in (table, f"{table}_runs", f"{table}_meta", f"{table}_rollup"):
             await conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 

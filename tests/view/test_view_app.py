@@ -1,12 +1,11 @@
 """The viewer's app through Starlette's TestClient (no browser): read-only routes, escaping, errors,
-paging, version-1 and PostgreSQL stores (the same numbers as SQLite), the CLI and the HTML report."""
+paging, PostgreSQL stores (the same numbers as SQLite), the CLI and the HTML report."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-import sqlite3
 import threading
 import time
 import uuid
@@ -190,52 +189,6 @@ def test_compare_flags_the_regression(generated_store: Path) -> None:
     assert [r["delta"] for r in data["regressed"]] == sorted(r["delta"] for r in data["regressed"])
 
 
-def test_a_version_1_store_is_opened(tmp_path: Path) -> None:
-    path = tmp_path / "v1.db"
-    with sqlite3.connect(path) as conn:  # version 1: one table, each score row with its run
-        conn.execute(
-            "CREATE TABLE agentevals_scores (id TEXT, created_at TEXT, scorer_id TEXT, scorer_name TEXT, "
-            "run_id TEXT, entity TEXT, source TEXT, score REAL, reason TEXT, input TEXT, output TEXT, "
-            "error_type TEXT, error_message TEXT, metadata TEXT)"
-        )
-        conn.executemany(
-            "INSERT INTO agentevals_scores VALUES (?, ?, ?, ?, ?, 'bot', 'live', ?, ?, ?, ?, ?, ?, '{}')",
-            [
-                (
-                    "a1",
-                    "2026-01-01T00:00:01+00:00",
-                    "relevancy",
-                    "R",
-                    "run-1",
-                    0.9,
-                    "ok",
-                    '"q run-1"',
-                    '"a"',
-                    None,
-                    None,
-                ),
-                (
-                    "a2",
-                    "2026-01-01T00:00:02+00:00",
-                    "relevancy",
-                    "R",
-                    "run-2",
-                    None,
-                    None,
-                    '"q run-2"',
-                    '"b"',
-                    "TimeoutError",
-                    "took too long",
-                ),
-            ],
-        )
-    client = TestClient(create_app(path))
-    overview = client.get("/")
-    assert overview.status_code == 200 and 'data-scorer="relevancy"' in overview.text
-    assert "q run-1" in client.get("/runs/run-1").text
-    assert "TimeoutError" in client.get("/runs?outcome=failed").text
-
-
 def test_no_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(ValueError, match="no agentevals store"):
         create_app(tmp_path / "missing.db")
@@ -329,7 +282,7 @@ def test_postgres_shows_what_sqlite_shows(postgres: Any, tmp_path: Path) -> None
         assert _same(pages[0], pages[1])
     finally:
         with psycopg.connect(postgres.url, autocommit=True) as conn:
-            for name in (table, f"{table}_runs", f"{table}_schema", f"{table}_rollup"):
+            for name in (table, f"{table}_runs", f"{table}_meta", f"{table}_rollup"):
                 conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 

@@ -195,13 +195,12 @@ def test_the_run_page_shows_each_judge_reply_escaped(store: Path) -> None:
     assert steps["analyze"]["reply"] == REPLY and steps["generate_score"]["reply"] == "0.4"
 
 
-def test_a_store_without_judge_replies_shows_its_runs(tmp_path: Path) -> None:
-    """A store written before schema version 4 has no ``judge_replies`` column."""
+def test_records_without_judge_replies_show_their_prompts(tmp_path: Path) -> None:
     import sqlite3
 
-    path = write_store(tmp_path / "old.db", generated_records(runs=30))
+    path = write_store(tmp_path / "scores.db", generated_records(runs=30))
     with sqlite3.connect(path) as conn:
-        conn.execute("ALTER TABLE agentevals_scores DROP COLUMN judge_replies")
+        conn.execute("UPDATE agentevals_scores SET judge_replies = NULL")
     with Reader(path) as reader, reader.session() as q:
         record = _pages.run(q, "run-00003")["records"][0]  # type: ignore[index]
     assert record["judge_replies"] is None or record["judge_replies"] in ({}, "{}")
@@ -255,5 +254,5 @@ def test_postgres_shows_the_catalog_as_sqlite_does(postgres: Any, store: Path, r
     finally:
         t = tables(table)
         with psycopg.connect(postgres.url, autocommit=True) as conn:
-            for name in (t.scores, t.runs, t.schema, t.rollup, t.bins, t.scorers, t.drops):
+            for name in (t.scores, t.runs, t.meta, t.rollup, t.bins, t.scorers, t.drops):
                 conn.execute(f"DROP TABLE IF EXISTS {name} CASCADE")

@@ -1,7 +1,7 @@
 """JavaScript string semantics that the ported text algorithms depend on.
 
 The reference implementations (npm ``string-similarity``, ``keyword-extractor``,
-``sentiment`` and Mastra's own code) run on JavaScript strings, where ``\\s`` is a
+``sentiment`` and the scorers built on them) run on JavaScript strings, where ``\\s`` is a
 fixed set of whitespace characters, ``trim()`` strips exactly that set, and
 ``length`` and indexing count UTF-16 code units, so a character outside the Basic
 Multilingual Plane (most emoji) counts as two. These helpers reproduce that exactly.

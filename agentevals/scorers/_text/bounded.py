@@ -1,12 +1,12 @@
 """Edit distances with a bounded cost: exact on normal inputs, a conservative estimate on huge ones.
 
-An exact edit (or LCS) distance costs time proportional to ``len(a) × len(b)`` (rapidfuzz's
-bit-parallel algorithms divide that by 64), so two 1 MB texts would take ~20 s and block the event
-loop. :func:`bounded_distance` is exact while ``len(a) × len(b) ≤ EXACT_LIMIT`` (two 100 kB texts,
-~0.2 s), and exact beyond it when the texts are within ``EXACT_LIMIT // max(len)`` edits of each
-other (a banded search). Otherwise it returns the sum of the distances of aligned slices (both texts
-cut into the same number of proportional pieces): an upper bound on the true distance, so the
-similarity derived from it is a lower bound, flagged as not exact.
+An exact edit (or LCS) distance costs time proportional to ``len(a) × len(b)`` (rapidfuzz's bit-parallel
+algorithms divide that by 64), so two 1 MB texts would block the event loop for many seconds.
+:func:`bounded_distance` is exact while ``len(a) × len(b) ≤ EXACT_LIMIT`` (two 100 kB texts; timings in
+benchmarks/README.md), and exact beyond it when the texts are within ``EXACT_LIMIT // max(len)`` edits of
+each other (a banded search). Otherwise it returns the sum of the distances of aligned slices (both texts
+cut into the same number of proportional pieces): an upper bound on the true distance, so the similarity
+derived from it is a lower bound, flagged as not exact.
 """
 
 from __future__ import annotations

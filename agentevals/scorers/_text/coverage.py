@@ -1,4 +1,4 @@
-"""Fuzzy coverage of one element list by another (Mastra's completeness rule).
+"""Fuzzy coverage of one element list by another (the completeness scorer's rule).
 
 An input element ``e`` is *covered* by the output elements when some output
 element ``s`` satisfies:
@@ -7,7 +7,7 @@ element ``s`` satisfies:
 * otherwise: the longer of the two contains the shorter and
   ``len(shorter) / len(longer) > 0.6`` (``cats``/``cat`` → 0.75, covered).
 
-Mastra compares every input element with every output element. Here the output
+Rather than comparing every input element with every output element, the output
 elements are indexed once (by value, by length, and by their long substrings), so
 each input element costs a handful of set lookups and 100 kB texts stay fast.
 Elements are compared as given; :func:`~agentevals.scorers._text.elements.extract_elements`
@@ -25,7 +25,7 @@ _ENUMERATE_LIMIT = 48
 
 
 def _close(shorter: int, longer: int) -> bool:
-    # The same float division and comparison as Mastra's JavaScript.
+    # A float division and a strict comparison, as JavaScript computes it: a ratio of exactly 0.6 fails.
     return shorter / longer > 0.6
 
 
@@ -83,9 +83,8 @@ class _OutputIndex:
 def missing_elements(input_elements: Sequence[str], output_elements: Sequence[str]) -> list[str]:
     """The input elements that no output element covers, in input order.
 
-    Mastra reports as missing every element without an *exact* match, even those
-    its score counts as covered; here the list is consistent with the score:
-    ``coverage == 1 - len(missing) / len(input_elements)``.
+    The list is consistent with the score (an element with a close but not exact
+    match is covered, so not missing): ``coverage == 1 - len(missing) / len(input_elements)``.
 
     >>> missing_elements(["cats", "dog", "sat"], ["cat", "dogs", "sat"])
     ['dog']

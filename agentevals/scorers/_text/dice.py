@@ -1,14 +1,13 @@
 """Sørensen–Dice similarity of character bigrams, as JavaScript ``string-similarity``.
 
 ``dice_similarity`` reproduces ``compareTwoStrings`` from the npm package
-``string-similarity`` 4.0.4 (the function Mastra's content-similarity scorer
-calls), including its quirks: all whitespace is removed first, the comparison is
+``string-similarity`` 4.0.4, including its quirks: all whitespace is removed first, the comparison is
 case-sensitive, bigrams are counted as a multiset, and lengths are UTF-16 code
 units (an emoji counts as two characters).
 
 Bigrams are read straight from the UTF-16 encoding as 32-bit codes (two code units
 each). Short texts count them with a ``Counter``; from a few hundred characters on,
-sorting the codes with numpy is about four times faster. Both give the same count.
+sorting the codes with numpy is faster. Both give the same count.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ _NUMPY_FROM = 200
 
 @cache
 def _numpy() -> ModuleType:
-    import numpy  # imported on first long comparison (~0.1 s)
+    import numpy  # imported on first long comparison: short texts never pay for it
 
     return numpy
 

@@ -1,12 +1,11 @@
 """Character- and word-level difference between two texts.
 
-``textual_difference`` implements the measures of Mastra's textual-difference
-scorer (``@mastra/evals`` 1.x, after it dropped ``difflib``):
+``textual_difference`` computes these measures:
 
 * ``ratio``: ``2·LCS(a, b) / (len(a) + len(b))`` with the character-level longest
   common subsequence; 1 when the texts are equal, 0 when exactly one is empty.
   This is rapidfuzz's ``Indel.normalized_similarity``, computed by a bit-parallel
-  algorithm instead of Mastra's O(m·n) table. Its cost is bounded (see
+  algorithm rather than an O(m·n) table. Its cost is bounded (see
   :mod:`~agentevals.scorers._text.bounded`): exact up to two 100 kB texts (or texts within a few
   thousand edits of each other), beyond that a lower bound with ``approximate=True``.
 * ``changes``: a word-level count. Texts that differ only in whitespace count as
@@ -15,8 +14,8 @@ scorer (``@mastra/evals`` 1.x, after it dropped ``difflib``):
 * ``length_diff``: ``|len(a) - len(b)| / max(len(a), len(b))`` (0 for two empty
   texts), and ``confidence = 1 - length_diff``.
 
-Lengths count UTF-16 code units, as in JavaScript, so the numbers agree with
-Mastra's exactly even for text with emoji. Case and whitespace matter.
+Lengths count UTF-16 code units, as in JavaScript, so the numbers agree with a
+JavaScript implementation's exactly even for text with emoji. Case and whitespace matter.
 """
 
 from __future__ import annotations

@@ -1,23 +1,23 @@
 """Content elements of a text, for the completeness scorer.
 
-Mastra's completeness scorer asks the JavaScript NLP library ``compromise`` for
-the nouns, the verbs in infinitive form, the topics and all terms of a text,
-splits each into normalized words and keeps the distinct ones. Because the terms
-already contain every word, the result is, in practice, *every word of the text,
-with verbs replaced by their base form* (and a few surface forms kept for words
-compromise also saw as nouns). :func:`extract_elements` computes that set:
+The elements are the nouns, the verbs in infinitive form, the topics and all
+terms of a text (what the JavaScript NLP library ``compromise`` reports), split
+into normalized words, distinct. Because the terms already contain every word, the
+result is, in practice, *every word of the text, with verbs replaced by their base
+form* (and a few surface forms kept for words compromise also sees as nouns).
+:func:`extract_elements` computes that set:
 
 1. contractions: ``n't`` → `` not`` (``can't`` → ``can not``, ``won't`` → ``will
    not``), ``'re 've 'll 'd 'm`` → ``are have will would am``, ``'s`` → ``is``
    after a pronoun (``it's``) and dropped otherwise (possessive ``fox's``);
 2. Unicode NFD, Latin combining diacritics (U+0300–U+036F) removed, NFC again;
 3. camelCase and ACRONYMWord boundaries split (``getUserName`` → ``get user
-   name``) *before* lower-casing; Mastra lower-cases first, so its split never
-   fires;
+   name``) *before* lower-casing (after it, there would be no boundary left to
+   split on);
 4. lower-case; every character that is not a letter, digit or combining mark
-   becomes a separator (Mastra keeps only ``[a-z0-9]``, which turns any
-   non-Latin text into nothing; we keep Greek, Cyrillic, ... words, and make
-   each Han character or kana, written without spaces, an element of its own);
+   becomes a separator (so Greek, Cyrillic, ... words are kept, not only
+   ``[a-z0-9]``, and each Han character or kana, written without spaces, is an
+   element of its own);
 5. each English word that can be an inflected verb is mapped to its base form:
    a word that is only a verb form (``walked``, ``went``, ``including``) is
    replaced by its base form; a word that can also be a noun, adjective or
@@ -31,7 +31,7 @@ compromise also saw as nouns). :func:`extract_elements` computes that set:
 
 Choice of NLP library: verb base forms come from **lemminflect** (dictionary
 lookup of ``getAllLemmas``, built from the SPECIALIST lexicon). Its data ships
-inside the wheel, so nothing is downloaded at run time, lookups are ~10 µs
+inside the wheel, so nothing is downloaded at run time, lookups are fast
 and cached, and it reports *every* part of speech a word can have, which is
 exactly what rule 5 needs. spaCy or NLTK would give real part-of-speech tagging
 but need model or corpus downloads; ``simplemma`` needs no download either, but
@@ -115,7 +115,7 @@ def normalize(text: str) -> str:
 
 @cache
 def _all_lemmas() -> Callable[[str], dict[str, tuple[str, ...]]]:
-    # Imported on first use: lemminflect loads numpy and its tables (~0.4 s).
+    # Imported on first use: lemminflect loads numpy and its tables, which only this scorer needs.
     from lemminflect import getAllLemmas  # type: ignore[import-untyped]
 
     return cast("Callable[[str], dict[str, tuple[str, ...]]]", getAllLemmas)

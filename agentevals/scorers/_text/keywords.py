@@ -1,8 +1,7 @@
 """Keyword extraction with the rules of the npm package ``keyword-extractor`` 0.0.28.
 
-Mastra's keyword-coverage scorer calls ``extract(text, {language: 'english',
-remove_digits: true, return_changed_case: true, remove_duplicates: true})``;
-:func:`extract_keywords` follows the same steps:
+:func:`extract_keywords` does what ``extract(text, {language: 'english',
+remove_digits: true, return_changed_case: true, remove_duplicates: true})`` does, step by step:
 
 1. strip HTML tags (``<...>``) and trim;
 2. split on every single whitespace character;

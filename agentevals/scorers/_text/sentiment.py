@@ -1,7 +1,7 @@
 """AFINN-165 sentiment with the tokenization of the npm package ``sentiment`` 5.0.2.
 
-Mastra's tone scorer uses ``new Sentiment().analyze(text).comparative``. The
-functions here follow the same rules:
+The functions here compute ``new Sentiment().analyze(text).comparative`` by the
+same rules:
 
 * tokens: lower-case, ``\\n`` → space, each of ``. , / # ! ? $ % ^ & * ; : { } = _ ` " ~ ( )``
   → space, runs of two or more whitespace characters → one space, trim, split on
@@ -15,7 +15,7 @@ on first use; nothing is downloaded.
 
 :func:`sentence_split` splits text into sentences the way the tone scorer does:
 every match of ``[^.!?]+[.!?]+``, or the whole text when there is none (trailing
-text after the last terminator is dropped, as in Mastra).
+text after the last terminator is dropped).
 """
 
 from __future__ import annotations

@@ -57,8 +57,7 @@ def create_completeness_scorer() -> Scorer:
     :mod:`agentevals.scorers._text.elements`; an input element counts as covered when an output
     element equals it (three characters or fewer) or contains/is contained in it with a length
     ratio above 0.6. ``missing_elements`` lists exactly the uncovered elements, so
-    ``score == 1 - len(missing_elements) / element_counts["input"]`` (Mastra lists every element
-    without an exact match, even ones its score counts as covered). An input with no elements
+    ``score == 1 - len(missing_elements) / element_counts["input"]``. An input with no elements
     scores 1 if the output has none either, else 0.
 
     >>> scorer = create_completeness_scorer()

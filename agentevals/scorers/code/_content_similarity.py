@@ -21,8 +21,7 @@ def create_content_similarity_scorer(*, ignore_case: bool = True, ignore_whitesp
     :func:`agentevals.scorers._text.dice_similarity`), which removes all whitespace itself, so
     ``ignore_whitespace`` (collapse runs of whitespace, trim) mostly affects the recorded
     ``processed_input``/``processed_output``. Each option has its own default: passing
-    ``ignore_case=False`` keeps ``ignore_whitespace=True`` (in Mastra, passing any option drops
-    every default).
+    ``ignore_case=False`` keeps ``ignore_whitespace=True``.
 
     >>> scorer = create_content_similarity_scorer()
     >>> scorer.run_sync(input="The Quick Brown Fox", output="the quick brown fox").score

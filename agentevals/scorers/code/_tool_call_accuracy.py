@@ -8,7 +8,7 @@ from typing import Any
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import SkipRun, StepResults
-from agentevals.scorers._args_match import ArgsMatch, ToolArgsMatch, match_args, resolve_tool_args_match
+from agentevals.scorers._args_match import ToolArgsMatch, match_args, resolve_tool_args_match
 from agentevals.utils import extract_tool_calls
 
 _ID = "tool_call_accuracy_code"
@@ -70,7 +70,6 @@ def create_tool_call_accuracy_scorer_code(
     expected_tool_order: Sequence[str] | None = None,
     expected_args: Mapping[str, Mapping[str, Any]] | None = None,
     tool_args_match: ToolArgsMatch | None = None,
-    args_match: ArgsMatch | None = None,
 ) -> Scorer:
     """Binary score (0 or 1) of whether the agent called the right tool(s).
 
@@ -78,15 +77,14 @@ def create_tool_call_accuracy_scorer_code(
       ``strict_mode=True`` it must be the only call.
     * Order (``expected_tool_order``, takes precedence): with ``strict_mode=True`` the calls must
       be exactly that sequence; otherwise the expected tools must appear in that relative order,
-      other calls allowed in between. This is a proper subsequence check: Mastra compares the
-      *first* occurrence of each tool, so ``[B, A, B]`` fails ``[A, B]`` there and passes here.
-    * Arguments (beyond Mastra): ``expected_args={"weather": {"city": "Paris"}}`` also requires
+      other calls allowed in between. This is a proper subsequence check, not a comparison of
+      each tool's first occurrence: ``[B, A, B]`` passes ``[A, B]``.
+    * Arguments: ``expected_args={"weather": {"city": "Paris"}}`` also requires
       a call to match those arguments, compared with ``tool_args_match`` (the names of LangChain's
       trajectory evaluators) — ``"exact"`` (default), ``"superset"`` (every expected argument
       present, extra actual ones allowed), ``"subset"`` (every actual argument expected, some
       expected ones may be missing), ``"ignore"``, or a callable ``(expected, actual) -> bool``.
-      Calls of a tool with the wrong arguments do not count. ``args_match=`` is deprecated: its
-      ``"subset"`` is ``tool_args_match="superset"``.
+      Calls of a tool with the wrong arguments do not count.
 
     No tool call at all scores 0. The run needs input messages and a non-empty output, else the
     step fails with "Input and output messages cannot be null or empty".
@@ -107,7 +105,7 @@ def create_tool_call_accuracy_scorer_code(
     if not isinstance(strict_mode, bool):
         raise ValueError(f"strict_mode must be True or False, got {strict_mode!r}")
     expected = _validated_args(expected_args, {t for t in (tool, *(order or ())) if t})
-    mode = resolve_tool_args_match(tool_args_match, args_match)
+    mode = resolve_tool_args_match(tool_args_match)
 
     def call_matches(call: tuple[str, Mapping[str, Any]], name: str) -> bool:
         if call[0] != name:

@@ -8,7 +8,7 @@ declares the scorer's ``score_range`` ``(0, scale)``: results are rescaled to [0
 on the scale as ``raw_score``, the one the reason speaks of.
 """
 
-from agentevals.scorers import _deprecated
+from agentevals import _renamed
 from agentevals.scorers.llm._answer_relevancy import AnswerRelevancyOptions, create_answer_relevancy_scorer
 from agentevals.scorers.llm._answer_similarity import AnswerSimilarityOptions, create_answer_similarity_scorer
 from agentevals.scorers.llm._bias import BiasOptions, create_bias_scorer
@@ -80,4 +80,4 @@ __all__ = [
     "create_trajectory_accuracy_scorer_llm",
 ]
 
-__getattr__ = _deprecated.module_getattr(__name__, _deprecated.LLM_RENAMED)
+__getattr__ = _renamed.module_getattr(__name__)

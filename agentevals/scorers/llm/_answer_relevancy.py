@@ -96,7 +96,7 @@ def create_answer_relevancy_scorer(
     """Share of the answer's statements that address the question, in [0, scale].
 
     Score: ``((yes + uncertainty_weight × unsure) / statements) × scale``; an empty answer scores 0.
-    Options merge key by key with the defaults (Mastra replaced them all, making the weight undefined).
+    Options merge key by key with the defaults.
 
     >>> scorer = create_answer_relevancy_scorer("openai/gpt-4o-mini", scale=10)
     >>> scorer.id

@@ -36,7 +36,7 @@ EXTRA_INFO_CAP = 0.2
 
 @dataclass(frozen=True, kw_only=True)
 class AnswerSimilarityOptions:
-    """Weights of the similarity formula (Mastra's defaults; contradiction penalty 1.0)."""
+    """Weights of the similarity formula (contradiction penalty 1.0)."""
 
     require_ground_truth: bool = True
     semantic_threshold: float = 0.8

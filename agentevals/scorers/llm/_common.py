@@ -7,7 +7,6 @@ import inspect
 import json
 import math
 import re
-import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -27,7 +26,8 @@ NO_CONTEXT_HINT = (
 )
 
 RENAMED_OPTIONS: Mapping[str, str] = {"context_extractor": "get_context", "source_extractor": "get_source"}
-"""Old option names and the new ones: a static value is ``x``, a per-run function ``get_x``."""
+"""Renamed options and their names (a static value is ``x``, a per-run function ``get_x``): passing one
+is an error that names the new one."""
 
 
 class Claims(BaseModel):
@@ -48,9 +48,8 @@ def merge_options(
 ) -> OptionsT:
     """Build ``cls`` from defaults, then ``options``, then keyword overrides, merged key by key.
 
-    Unknown keys and invalid values raise ``ValueError`` naming the valid options. Old spellings
-    (camelCase keys, ``context_extractor``, ``source_extractor``) still work with a
-    ``DeprecationWarning`` naming the new one.
+    Unknown keys and invalid values raise ``ValueError`` naming the valid options (and, for a renamed
+    or camelCase key, the name to write).
     """
     assert dataclasses.is_dataclass(cls)
     names = [f.name for f in dataclasses.fields(cls)]
@@ -64,20 +63,18 @@ def merge_options(
         raise ValueError(f"options must be a {cls.__name__}, a dict or None, not {type(options).__name__}")
     merged: dict[str, Any] = {}
     for key, value in {**base, **overrides}.items():
-        name = key if key in names else _current_name(str(key), names)
-        if name not in names:
-            raise ValueError(f"unknown option {key!r} for {cls.__name__}; valid options: {', '.join(names)}")
-        merged[name] = value
+        if key not in names:
+            raise ValueError(_unknown_option(str(key), cls.__name__, names))
+        merged[key] = value
     return cls(**merged)
 
 
-def _current_name(key: str, names: Sequence[str]) -> str:
-    """The option ``key`` stands for, warning when it is an old spelling of a valid one."""
+def _unknown_option(key: str, owner: str, names: Sequence[str]) -> str:
+    """The error for an unknown option, naming the valid one a renamed or camelCase key stands for."""
     name = snake_case(key)
     name = RENAMED_OPTIONS.get(name, name)
-    if name in names:
-        warnings.warn(f"option {key!r} is deprecated; use {name!r}", DeprecationWarning, stacklevel=4)
-    return name
+    hint = f"; it was renamed {name!r}" if name in names else ""
+    return f"unknown option {key!r} for {owner}{hint}; valid options: {', '.join(names)}"
 
 
 def check_number(
@@ -175,7 +172,7 @@ def as_text(value: Any) -> str:
 def expect_count(items: Sequence[T], expected: int, *, what: str, per: str) -> list[T]:
     """The judge's first ``expected`` items; ``ValueError`` when it returned fewer.
 
-    Extra items beyond the ones asked for are ignored (as Mastra does now): a judge that repeats
+    Extra items beyond the ones asked for are ignored: a judge that repeats
     or appends a verdict still answered every item. Fewer cannot be scored.
     """
     if len(items) < expected:

@@ -85,8 +85,8 @@ def create_context_relevance_scorer(
     ``missing_context_per_item`` per missing item (at most ``max_missing_context_penalty``); floored at
     0, × scale. Context: ``get_context(run)`` (wins), ``context``, or the run's ``run.context`` /
     tool results; with none the run is skipped (``no_context``). The context used is kept as
-    ``preprocess_step_result = {"context": [...]}``. Penalties are flat options; Mastra's nested
-    ``penalties={"unusedHighRelevanceContext": ..., ...}`` is accepted too.
+    ``preprocess_step_result = {"context": [...]}``. Penalties are flat options; a nested
+    ``penalties={"unusedHighRelevanceContext": ..., ...}`` (camelCase keys) is accepted too.
 
     >>> create_context_relevance_scorer("openai/gpt-4o-mini", context=["doc"]).name
     'Context Relevance (LLM)'

@@ -111,9 +111,3 @@ def create_factuality_scorer(
             )
         )
     )
-
-
-def old_factuality(model: str | Judge, *, id: str = "factuality", scale: float = 1.0) -> Scorer:
-    """The deprecated ``agentevals.scorers.factuality(model, id=, scale=)``."""
-    scorer = create_factuality_scorer(model, scale=scale)
-    return scorer if id == scorer.id else scorer.with_id(id)

@@ -43,8 +43,8 @@ DIMENSIONS = ("content_accuracy", "completeness", "relevance", "consistency", "h
 class NoiseSensitivityOptions:
     """The clean ``baseline_response`` and the ``noisy_query`` (required), plus scoring weights.
 
-    ``impact_weights`` merge key by key with the defaults. Mastra's nested ``scoring={...}``
-    (``impactWeights``, ``penalties``, ``discrepancyThreshold``) is accepted too.
+    ``impact_weights`` merge key by key with the defaults. A nested ``scoring={...}`` (camelCase
+    ``impactWeights``, ``penalties``, ``discrepancyThreshold``) is accepted too.
     """
 
     baseline_response: str = ""

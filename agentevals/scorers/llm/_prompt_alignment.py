@@ -135,7 +135,7 @@ def create_prompt_alignment_scorer(
     Each assessed prompt gets four scores (intent, requirements, completeness, appropriateness),
     weighted 0.4/0.3/0.2/0.1 for the user prompt and 0.35/0.35/0.15/0.15 for the system prompt. Mode
     ``"both"`` assesses the two prompts separately in one judge call and scores
-    ``0.7 × user + 0.3 × system`` (Mastra reused the user score for the system part). Earlier turns
+    ``0.7 × user + 0.3 × system``, each part from its own assessment. Earlier turns
     (``remembered_messages``) are shown to the judge, so short replies like "yes" are understood.
 
     >>> create_prompt_alignment_scorer("openai/gpt-4o-mini", evaluation_mode="user").name

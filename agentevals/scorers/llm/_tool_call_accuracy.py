@@ -104,9 +104,9 @@ def create_tool_call_accuracy_scorer_llm(
 ) -> Scorer:
     """Share of appropriate tool calls, in [0, scale].
 
-    ``appropriate / (calls + missing tools)``: a tool the agent should have called counts against it
-    (Mastra ignored missing tools once any tool was called; ``penalize_missing_tools=False`` restores
-    that). No calls scores ``scale`` when none was needed (e.g. the agent rightly asked for
+    ``appropriate / (calls + missing tools)``: a tool the agent should have called counts against it,
+    also when other tools were called (``penalize_missing_tools=False`` counts missing tools only when
+    no tool was called). No calls scores ``scale`` when none was needed (e.g. the agent rightly asked for
     clarification) and 0 when tools were missing.
 
     >>> create_tool_call_accuracy_scorer_llm("openai/gpt-4o-mini", available_tools=[

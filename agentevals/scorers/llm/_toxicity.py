@@ -63,7 +63,7 @@ def create_toxicity_scorer(
 ) -> Scorer:
     """Share of the response's statements that are toxic, in [0, scale] (lower is better).
 
-    No verdicts (e.g. an empty response) scores 0: nothing toxic was said (Mastra scored that 1).
+    No verdicts (e.g. an empty response) scores 0: nothing toxic was said.
 
     >>> create_toxicity_scorer("openai/gpt-4o-mini").id
     'toxicity'

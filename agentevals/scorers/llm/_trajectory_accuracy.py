@@ -126,7 +126,7 @@ def create_trajectory_accuracy_scorer_llm(
     """Quality of the agent's action sequence, in [0, scale].
 
     ``0.6 × necessary share + 0.3 × in-order share + 0.1 × (1 − missing / (steps + missing))``, so a
-    perfect trajectory scores 1 (Mastra subtracted the missing share instead, capping perfection at 0.9).
+    perfect trajectory scores 1.
     No steps scores 0 when steps were missing, else ``scale``. Compared with ``expected_trajectory`` or
     ``run.expected_trajectory`` when given; otherwise judged against the task.
 

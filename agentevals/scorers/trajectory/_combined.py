@@ -11,7 +11,7 @@ from typing import Any
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import StepResults
-from agentevals.scorers._args_match import ArgsMatch, ToolArgsMatch, resolve_tool_args_match
+from agentevals.scorers._args_match import ToolArgsMatch, resolve_tool_args_match
 from agentevals.scorers._plain import as_dict
 from agentevals.scorers.trajectory._compare import TrajectoryComparison, compare_trajectories
 from agentevals.scorers.trajectory._limits import (
@@ -239,7 +239,6 @@ def create_trajectory_scorer(
     defaults: Any = None,
     weights: Mapping[str, float] | None = None,
     tool_args_match: ToolArgsMatch | None = None,
-    args_match: ArgsMatch | None = None,
     unordered_parallel_calls: bool = True,
 ) -> Scorer:
     """One score for a trajectory from every configured dimension.
@@ -253,7 +252,7 @@ def create_trajectory_scorer(
     at any level, scores 0. Expected steps with ``children`` are evaluated the same way against
     the children of the matching actual step and blended in as ``0.7·level + 0.3·mean(nested)``.
     Nothing configured and no retries scores 1. ``tool_args_match`` compares expected ``tool_args``
-    as in :func:`create_trajectory_accuracy_scorer_code` (``args_match=`` is deprecated), and
+    as in :func:`create_trajectory_accuracy_scorer_code`, and
     ``unordered_parallel_calls`` lets parallel calls match in any order under ``strict`` ordering.
 
     >>> scorer = create_trajectory_scorer(defaults={"steps": ["search", "answer"], "max_steps": 4})
@@ -262,7 +261,7 @@ def create_trajectory_scorer(
     """
     base = expectation_from(defaults) or TrajectoryExpectation()
     weight_map = _validated_weights(weights)
-    mode = resolve_tool_args_match(tool_args_match, args_match)
+    mode = resolve_tool_args_match(tool_args_match)
     if not isinstance(unordered_parallel_calls, bool):
         raise ValueError(f"unordered_parallel_calls must be True or False, got {unordered_parallel_calls!r}")
     matching = _Matching(mode, unordered_parallel_calls)

@@ -1,11 +1,9 @@
 """Pure trajectory measures: accuracy against an expectation, efficiency, blacklist, tool failures.
 
-Scores are in [0, 1], rounded to two decimals. Where these differ from Mastra's
-``compareTrajectories`` and friends, it is to count correctly:
+Scores are in [0, 1], rounded to two decimals. The matches are exact, not greedy:
 
-* ``relaxed`` ordering finds the longest in-order match (a longest common subsequence);
-  Mastra matches greedily, so expected ``[X, A, B]`` against actual ``[A, B, X]`` scores
-  1/3 there and 2/3 here.
+* ``relaxed`` ordering finds the longest in-order match (a longest common subsequence), so
+  expected ``[X, A, B]`` against actual ``[A, B, X]`` scores 2/3.
 * ``unordered``/``superset``/``subset`` pair expected and actual steps with a maximum
   matching; greedy pairing can miss pairs when one expected step is more specific than another.
 * Step data (``tool_args``, ``status``, ...) set on an expected step is always compared, not
@@ -20,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentevals.scorers._args_match import (
-    ArgsMatch,
     ToolArgsMatch,
     json_equal,
     match_args,
@@ -96,7 +93,7 @@ def _in_order(
         elif table[i][j + 1] >= table[i + 1][j]:
             # On a tie keep the earlier expected step in the match and skip the actual step, so
             # the step reported out of order is the first one out of place in the actual run:
-            # expected [a, b, c], actual [a, c, b] reports c, as Mastra's greedy matching does.
+            # expected [a, b, c], actual [a, c, b] reports c, the step a reader looks at first.
             j += 1
         else:
             i += 1
@@ -169,7 +166,6 @@ def compare_trajectories(
     ordering: Ordering = "relaxed",
     allow_repeated_steps: bool = True,
     tool_args_match: ToolArgsMatch | None = None,
-    args_match: ArgsMatch | None = None,
     unordered_parallel_calls: bool = True,
 ) -> TrajectoryComparison:
     """Compare the top-level steps of ``actual`` with ``expected``.
@@ -185,9 +181,9 @@ def compare_trajectories(
     With ``allow_repeated_steps=False`` each step name used more than once costs 0.1. No expected
     steps scores 1 only if there are no actual steps either. ``tool_args_match`` compares the
     ``tool_args`` set on expected steps (``"exact"`` by default, ``"ignore"``, ``"subset"``,
-    ``"superset"`` or a callable; ``args_match=`` is its deprecated older spelling).
+    ``"superset"`` or a callable).
     """
-    args_mode = resolve_tool_args_match(tool_args_match, args_match)
+    args_mode = resolve_tool_args_match(tool_args_match)
     steps = actual.steps
     actual_names = [s.name for s in steps]
     expected_names = [s.name for s in expected]

@@ -189,11 +189,10 @@ def analyze_tool_failures(trajectory: Trajectory, *, max_retries_per_tool: int =
     """Retries of failed tool calls, and failures never recovered from.
 
     Each call right after a failed call of the same tool is a retry; every retry beyond
-    ``max_retries_per_tool`` (per run of consecutive calls of one tool) costs 0.2, as in Mastra.
-    Beyond Mastra, a run of calls whose last call failed (raised, errored, or never returned) and
-    that no succeeding call of another tool followed is an unrecovered failure: the score is
-    multiplied by the share of runs without one. Mastra only counts retries, so a run whose only
-    tool call raised scored 1 there; here it scores 0.
+    ``max_retries_per_tool`` (per run of consecutive calls of one tool) costs 0.2. A run of calls
+    whose last call failed (raised, errored, or never returned) and that no succeeding call of
+    another tool followed is an unrecovered failure: the score is multiplied by the share of runs
+    without one, so a run whose only tool call raised scores 0.
     """
     if (
         isinstance(max_retries_per_tool, bool)

@@ -14,7 +14,7 @@ from typing import Any
 from agentevals._run import Run
 from agentevals._scorer import Scorer, create_scorer
 from agentevals._steps import SkipRun, StepResults
-from agentevals.scorers._args_match import ArgsMatch, ToolArgsMatch, resolve_tool_args_match
+from agentevals.scorers._args_match import ToolArgsMatch, resolve_tool_args_match
 from agentevals.scorers._plain import as_dict
 from agentevals.scorers.trajectory._compare import compare_trajectories
 from agentevals.scorers.trajectory._limits import (
@@ -107,21 +107,20 @@ def create_trajectory_accuracy_scorer_code(
     ordering: Ordering = "relaxed",
     allow_repeated_steps: bool = True,
     tool_args_match: ToolArgsMatch | None = None,
-    args_match: ArgsMatch | None = None,
     unordered_parallel_calls: bool = True,
 ) -> Scorer:
     """Score how well the agent's steps match the expected steps (see ``compare_trajectories``).
 
     ``expected_trajectory`` (a ``TrajectoryExpectation``, ``Trajectory``, list of steps or step
     names) is used for every run; without it each run's ``expected_trajectory`` is used, and a
-    run with neither fails with a clear error (Mastra silently scores 0). ``ordering``:
+    run with neither fails with a clear error (not a silent 0). ``ordering``:
     ``"strict"``, ``"relaxed"`` (default), ``"unordered"``, ``"superset"`` (= unordered) or
     ``"subset"`` (no steps outside the expectation); the run's expectation may override
     ``ordering`` and ``allow_repeated_steps``. ``tool_args_match`` compares ``tool_args`` set on
     expected steps, with the names of LangChain's trajectory evaluators: ``"exact"`` (default),
     ``"ignore"``, ``"subset"`` (the call's arguments are a subset of the expected ones),
     ``"superset"`` (the call has every expected argument, extras allowed) or
-    ``(expected, actual) -> bool``. ``args_match=`` is deprecated (its ``"subset"`` is ``"superset"``).
+    ``(expected, actual) -> bool``.
     With ``strict`` ordering, tool calls made in one assistant message (parallel calls) may match
     in any order; ``unordered_parallel_calls=False`` makes their order count too.
 
@@ -137,7 +136,7 @@ def create_trajectory_accuracy_scorer_code(
     static = expectation_from(expected_trajectory)
     if ordering not in _ORDERINGS:
         raise ValueError(f"ordering must be one of {_ORDERINGS}, not {ordering!r}")
-    mode = resolve_tool_args_match(tool_args_match, args_match)
+    mode = resolve_tool_args_match(tool_args_match)
     if not isinstance(unordered_parallel_calls, bool):
         raise ValueError(f"unordered_parallel_calls must be True or False, got {unordered_parallel_calls!r}")
 

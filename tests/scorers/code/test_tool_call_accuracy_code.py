@@ -160,11 +160,6 @@ def test_expected_args_exact_subset_and_custom() -> None:
         .score
         == 1.0
     )
-    with pytest.warns(DeprecationWarning, match=r"write tool_args_match='superset'"):
-        old = create_code_scorer(
-            expected_tool="weather", expected_args={"weather": {"city": "Paris"}}, args_match="subset"
-        )
-    assert old.run_sync(run).score == 1.0  # the old spelling keeps its old meaning
 
     def same_city(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> bool:
         return str(actual.get("city", "")).lower() == str(expected["city"]).lower()
@@ -206,8 +201,8 @@ def test_configuration_errors() -> None:
         create_code_scorer(expected_tool="a", expected_args={"b": {}})
     with pytest.raises(ValueError, match="tool_args_match"):
         create_code_scorer(expected_tool="a", tool_args_match="fuzzy")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="use tool_args_match="):
-        create_code_scorer(expected_tool="a", args_match="superset")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="args_match"):
+        create_code_scorer(expected_tool="a", args_match="superset")  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="strict_mode"):
         create_code_scorer(expected_tool="a", strict_mode="yes")  # type: ignore[arg-type]
 

@@ -34,17 +34,16 @@ def test_every_dynamic_option_is_named_get_something() -> None:
         ("contextExtractor", "get_context", create_faithfulness_scorer),
     ],
 )
-def test_old_option_names_still_work_with_a_warning(old: str, new: str, factory: object) -> None:
-    with pytest.warns(DeprecationWarning, match=f"option '{old}' is deprecated; use '{new}'"):
+def test_a_renamed_option_is_an_error_naming_the_new_one(old: str, new: str, factory: object) -> None:
+    with pytest.raises(ValueError, match=f"unknown option '{old}'.*it was renamed '{new}'"):
         factory(MODEL, **{old: docs})  # type: ignore[operator]
-    with pytest.warns(DeprecationWarning, match=old):
+    with pytest.raises(ValueError, match=f"it was renamed '{new}'"):
         factory(MODEL, {old: docs})  # type: ignore[operator]
 
 
-def test_camel_case_keys_warn_and_map_to_snake_case() -> None:
-    with pytest.warns(DeprecationWarning, match="option 'maxQuestions' is deprecated; use 'max_questions'"):
-        opts = merge_options(SummarizationOptions, {"maxQuestions": 3}, {})
-    assert opts.max_questions == 3
+def test_a_camel_case_key_is_an_error_naming_the_snake_case_one() -> None:
+    with pytest.raises(ValueError, match=r"unknown option 'maxQuestions'.*it was renamed 'max_questions'"):
+        merge_options(SummarizationOptions, {"maxQuestions": 3}, {})
 
 
 def test_unknown_options_still_fail_with_the_valid_names() -> None:

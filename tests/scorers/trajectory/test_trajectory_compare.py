@@ -77,8 +77,6 @@ def test_step_data_and_argument_matching() -> None:
     assert compare_trajectories(actual, exact, tool_args_match="superset").score == 1.0
     assert compare_trajectories(actual, exact, tool_args_match="subset").score == 0.0
     assert compare_trajectories(actual, exact, tool_args_match="ignore").score == 1.0
-    with pytest.warns(DeprecationWarning, match="tool_args_match='superset'"):
-        assert compare_trajectories(actual, exact, args_match="subset").score == 1.0
     # Step data is compared even without step_type (Mastra skips it then).
     assert compare_trajectories(actual, _exp({"name": "a", "tool_args": {"x": 9}})).score == 0.0
     assert compare_trajectories(actual, _exp({"name": "a", "success": False})).score == 0.0

@@ -103,21 +103,12 @@ def test_args_match_option() -> None:
         .score
         == 1.0
     )
-    # the old spelling keeps its old meaning, with a warning naming the new one
-    with pytest.warns(DeprecationWarning, match=r"write tool_args_match='superset'"):
-        old = create_trajectory_accuracy_scorer_code(expected, args_match="subset")
-    assert old.run_sync(input="q", output=output).score == 1.0
-    with pytest.warns(DeprecationWarning, match="args_match= is deprecated"):
-        combined = create_trajectory_scorer(defaults={"steps": expected}, args_match="subset")
-    assert combined.run_sync(input="q", output=output).score == 1.0
     assert (
         create_trajectory_scorer(defaults={"steps": fewer}, tool_args_match="subset")
         .run_sync(input="q", output=output)
         .score
         == 1.0
     )
-    with pytest.raises(ValueError, match="tool_args_match= only"):
-        create_trajectory_accuracy_scorer_code(expected, tool_args_match="exact", args_match="exact")
 
 
 def test_missing_expectation_is_a_clear_error() -> None:
