@@ -114,3 +114,15 @@ def test_rescore_stores_an_out_of_range_score_as_a_failed_row(tmp_path: Path) ->
         ).fetchall()
     assert [(outcome, score) for outcome, score, _ in rows] == [("failed", None)]
     assert "score 7.0, outside its score range [0, 1]" in rows[0][2]
+
+
+def test_the_raw_score_is_stored_beside_the_rescaled_one(tmp_path: Path) -> None:
+    stars = create_scorer(id="stars", score_range=(0, 5)).generate_score(lambda run, **_: 4.0)
+    unit = create_scorer(id="unit").generate_score(lambda run, **_: 0.25)
+    db = tmp_path / "store.db"
+    engine = ScoringEngine([stars, unit], sinks=[SQLiteSink(db)], dead_letter=tmp_path / "d")
+    engine.submit(Run(run_id="r", input="q", output="a"))
+    assert engine.shutdown()
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT scorer_id, score, raw_score FROM agentevals_scores ORDER BY scorer_id")
+        assert rows.fetchall() == [("stars", 0.8, 4.0), ("unit", 0.25, None)]
