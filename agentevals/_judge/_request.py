@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
+from agentevals._utf8 import mend_utf8
+
 JUDGE_METADATA_KEY = "agentevals_judge"
 """Metadata flag set on every judge request sent through LiteLLM."""
 
@@ -21,30 +23,14 @@ _CAPS = frozenset({"max_tokens", "max_completion_tokens"})  # the reply caps Lit
 
 def build_messages(instructions: str, prompt: str, schema: type[BaseModel] | None) -> list[dict[str, str]]:
     """The chat messages for one judge call: the instructions as system prompt, the step prompt as user
-    (both :func:`sendable`)."""
-    user = sendable(prompt)
+    (both :func:`~agentevals._utf8.mend_utf8`)."""
+    user = mend_utf8(prompt)
     if schema is not None:
         user = f"{user}\n\n{JSON_INSTRUCTION}{schema_text(schema)}"
     messages = [{"role": "user", "content": user}]
     if instructions:
-        messages.insert(0, {"role": "system", "content": sendable(instructions)})
+        messages.insert(0, {"role": "system", "content": mend_utf8(instructions)})
     return messages
-
-
-def sendable(text: str) -> str:
-    """``text`` as a request can carry it (UTF-8): a lone surrogate, as text cut inside a UTF-16 pair
-    holds, becomes U+FFFD, as the stores write it; a pair split over two code points is joined.
-
-    >>> sendable("cut \\ud83d") == "cut \\ufffd", sendable("pair \\ud83d\\ude00") == "pair \\U0001f600"
-    (True, True)
-    """
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
 
 
 @lru_cache(maxsize=256)

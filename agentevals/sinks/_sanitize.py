@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentevals._result import ScoreRecord
+from agentevals._utf8 import mend_utf8
 from agentevals.sinks._row import jsonable, record_to_json, row_json
 
 #: Containers nested deeper than this are cut (JSON serializers stop at a few hundred levels).
@@ -124,14 +125,10 @@ class _Cleaner:
         return self.clean(plain, path, depth, seen | {id(value)})
 
     def text(self, value: str, path: str) -> str:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            # UTF-16 joins surrogate pairs that belong together; a lone one becomes U+FFFD.
-            mended = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        mended = mend_utf8(value)
+        if mended is not value:
             self.replaced(path, mended)
-            return mended
-        return value
+        return mended
 
 
 def _safe_repr(value: Any) -> str:
