@@ -409,8 +409,6 @@ class Forwarder:
         return ready[start:end]
 
     def _send(self, batch: list[_Ready]) -> None:
-        import dramatiq
-
         text = batch_text([r.text for r in batch])
         if len(text) > self.max_message_bytes:  # only a lone run can be: _next_batch keeps to the bound
             text = packed_text(text)
@@ -419,15 +417,7 @@ class Forwarder:
                     f"its message is {len(text):,} bytes compressed, over the forwarder's limit of "
                     f"{self.max_packed_bytes:,} bytes"
                 )
-        message: dramatiq.Message[Any] = dramatiq.Message(
-            queue_name=batch[0].queue,
-            actor_name=ACTOR,
-            args=(text,),
-            kwargs={},
-            options={},
-            message_id=uuid.uuid4().hex,
-        )
-        self.broker.enqueue(message)
+        enqueue(self.broker, batch[0].queue, text)
 
     def _isolate(self, batch: list[_Ready], err: Exception) -> bool:
         """The broker refused ``batch`` for good: ``False`` to try it again later (the first
@@ -502,3 +492,13 @@ def _quiet_broker_logs() -> None:
 class _ForwarderThreadFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         return record.threadName != _THREAD
+
+
+def enqueue(broker: Any, queue: str, text: str) -> None:
+    """Put the message text ``text`` (a batch, packed or not) on ``queue`` for the workers' actor."""
+    import dramatiq
+
+    message: dramatiq.Message[Any] = dramatiq.Message(
+        queue_name=queue, actor_name=ACTOR, args=(text,), kwargs={}, options={}, message_id=uuid.uuid4().hex
+    )
+    broker.enqueue(message)

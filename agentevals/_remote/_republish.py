@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentevals._remote._codec import ACTOR, PACK_OVER, batch_text, packed_text
-from agentevals._remote._forwarder import make_broker
+from agentevals._remote._codec import PACK_OVER, batch_text, packed_text
+from agentevals._remote._forwarder import enqueue, make_broker
 from agentevals.sinks._jsonl import path_lock
 from agentevals.sinks._replay import rewrite_kept
 
@@ -69,12 +68,5 @@ def _run_line(line: str) -> dict[str, Any] | None:
 
 
 def _publish(broker: Any, queue: str, run_entry: dict[str, Any]) -> None:
-    import dramatiq
-
     text = batch_text([json.dumps(run_entry, ensure_ascii=False, separators=(",", ":"))])
-    if len(text) > PACK_OVER:
-        text = packed_text(text)
-    message: dramatiq.Message[Any] = dramatiq.Message(
-        queue_name=queue, actor_name=ACTOR, args=(text,), kwargs={}, options={}, message_id=uuid.uuid4().hex
-    )
-    broker.enqueue(message)
+    enqueue(broker, queue, packed_text(text) if len(text) > PACK_OVER else text)
