@@ -7,19 +7,19 @@
 """
 
 from agentevals import (
+    _conflicts,  # noqa: F401  (first: a clear ImportError if another project shares this package)
     _renamed,
-    installation,  # noqa: F401  (first: a clear ImportError if another project shares this package)
 )
-from agentevals._decorator import scored
 from agentevals._engine import FlushReport, ScoringEngine
-from agentevals._errors import AgentEvalsError, JudgeError, ScorerError
-from agentevals._judge._judge import Judge
-from agentevals._messages import AgentInput, Message, ToolInvocation
-from agentevals._result import ScoreRecord, ScoreResult
-from agentevals._run import Run
-from agentevals._sampling import Sampling
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep
+from agentevals._engine._decorator import scored
+from agentevals._engine._sampling import Sampling
+from agentevals._model._errors import AgentEvalsError, JudgeError, ScorerError
+from agentevals._model._messages import AgentInput, Message, ToolInvocation
+from agentevals._model._result import ScoreRecord, ScoreResult
+from agentevals._model._run import Run
+from agentevals._scoring._judge._judge import Judge
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import PromptStep
 from agentevals.evals import EvalResult, arun_evals, run_evals
 
 __all__ = [

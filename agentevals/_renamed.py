@@ -29,6 +29,7 @@ RENAMED: Mapping[str, str] = {
         f"agentevals.scorers.{measure}": f"agentevals.scorers.create_{measure}_scorer()"
         for measure in ("exact_match", "includes", "levenshtein", "json_match")
     },
+    "agentevals.utils": "agentevals.scorers.utils",
     "agentevals.scorers.regex": "agentevals.scorers.create_regex_scorer",
     "agentevals.scorers.factuality": "agentevals.scorers.create_factuality_scorer",
     "agentevals.scorers.create_trajectory_scorer_code": "agentevals.scorers.create_trajectory_scorer",

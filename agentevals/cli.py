@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from agentevals._scorer import Scorer
+from agentevals._scoring._scorer import Scorer
 
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
 BROKEN_PIPE = 141  # the shell's code for a process whose reader closed the pipe (128 + SIGPIPE)
@@ -184,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     ex.set_defaults(handler=_export)
 
-    from agentevals._remote._worker_cli import add_worker_arguments
+    from agentevals._worker._cli import add_worker_arguments
 
     wk = sub.add_parser("worker", help="score the runs agents publish to RabbitMQ or Redis (Dramatiq)")
     add_worker_arguments(wk)
@@ -256,7 +256,7 @@ def _eval(args: argparse.Namespace) -> int:
         args.db = str(Path(scratch.name) / "eval.db")
     sinks: list[Any] = []
     if args.db:
-        from agentevals._store import store_sink
+        from agentevals._store._store import store_sink
 
         try:
             sinks.append(_checked(store_sink(args.db, table=args.table)))
@@ -326,7 +326,7 @@ def _checked(sink: Any) -> Any:
 
 
 def _close(sink: Any) -> None:
-    from agentevals._sync import run_sync
+    from agentevals._support._sync import run_sync
 
     run_sync(sink.close())
 
@@ -525,8 +525,8 @@ def _view(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     """Exit 1 when a line stays in the file: a record the store refused, or a line it cannot replay."""
-    from agentevals._store import display_address, store_sink
-    from agentevals._sync import run_sync
+    from agentevals._store._store import display_address, store_sink
+    from agentevals._support._sync import run_sync
     from agentevals.sinks._replay import replay_file
 
     if not Path(args.deadletter).is_file():
@@ -557,8 +557,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _republish(args: argparse.Namespace) -> int:
-    from agentevals._remote._republish import republish
-    from agentevals._store import display_address
+    from agentevals._engine._forward._republish import republish
+    from agentevals._store._store import display_address
 
     try:
         done = republish(args.deadletter, args.broker, queue=args.queue)
@@ -574,7 +574,7 @@ def _republish(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from agentevals._evals._export import export
     from agentevals._evals._report import parse_since
-    from agentevals._store import open_store
+    from agentevals._store._store import open_store
 
     try:
         since = parse_since(args.since) if args.since else None
@@ -604,9 +604,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _rescore(args: argparse.Namespace) -> int:
+    from agentevals._engine._sampling import Sampling
     from agentevals._evals._report import parse_since
-    from agentevals._sampling import Sampling
-    from agentevals._store import open_store
+    from agentevals._store._store import open_store
     from agentevals.evals import rescore
 
     if args.limit is not None and args.limit < 0:
@@ -655,7 +655,7 @@ def _rescore(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
-    from agentevals._remote._worker_cli import run_worker
+    from agentevals._worker._cli import run_worker
 
     try:
         return run_worker(args)

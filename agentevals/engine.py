@@ -4,10 +4,10 @@
 """
 
 from agentevals._engine import EngineStats, FlushReport, ScorerEntry, ScoringEngine
-from agentevals._limits._breaker import Breaker, BreakerStatus
-from agentevals._limits._budget import Budget, BudgetUsage
-from agentevals._sampling import Sampling
-from agentevals._sampling_rules import Rule
+from agentevals._engine._sampling import Sampling
+from agentevals._engine._sampling_rules import Rule
+from agentevals._scoring._limits._breaker import Breaker, BreakerStatus
+from agentevals._scoring._limits._budget import Budget, BudgetUsage
 
 __all__ = [
     "Breaker",

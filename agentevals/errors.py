@@ -1,6 +1,6 @@
-"""Every exception agentevals raises (the hierarchy is drawn in :mod:`agentevals._errors`)."""
+"""Every exception agentevals raises (the hierarchy is drawn in :mod:`agentevals._model._errors`)."""
 
-from agentevals._errors import (
+from agentevals._model._errors import (
     AgentEvalsError,
     JudgeError,
     JudgeOutputError,

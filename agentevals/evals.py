@@ -3,11 +3,11 @@
 >>> from agentevals.evals import EvalItem, run_evals
 """
 
-from agentevals._evals._config import Threshold
 from agentevals._evals._data import EvalItem, load_items
 from agentevals._evals._rescore import RescoreSummary, arescore, rescore
 from agentevals._evals._run_evals import arun_evals, run_evals
 from agentevals._evals._summary import EvalResult, EvalSummary, ItemResult, ScorerStats
+from agentevals._model._thresholds import Threshold
 
 __all__ = [
     "EvalItem",

@@ -13,7 +13,10 @@ Integrations import only from here and from the other public modules (``agenteva
 ``agentevals.scorers``, ``agentevals.sinks``, ``agentevals.testing``).
 """
 
-from agentevals._convert import (
+from agentevals._engine._live import Engine, LiveScoring, as_agent_input, current_trace_context
+from agentevals._evals._data import EvalItem
+from agentevals._evals._targets import TARGET_ADAPTERS, StepCapture, TargetAdapter, TargetCall, TargetOutput
+from agentevals._model._convert import (
     LangChainParts,
     langchain_parts,
     messages_from_langchain,
@@ -21,11 +24,8 @@ from agentevals._convert import (
     messages_from_parts,
     parse_json_text,
 )
-from agentevals._evals._data import EvalItem
-from agentevals._evals._targets import TARGET_ADAPTERS, StepCapture, TargetAdapter, TargetCall, TargetOutput
-from agentevals._judge._litellm import litellm as import_litellm
-from agentevals._live import Engine, LiveScoring, as_agent_input, current_trace_context
-from agentevals._scorer import is_scoring
+from agentevals._scoring._judge._litellm import litellm as import_litellm
+from agentevals._scoring._scorer import is_scoring
 
 __all__ = [
     "TARGET_ADAPTERS",

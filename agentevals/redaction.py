@@ -6,6 +6,6 @@
 'call <redacted> or mail <redacted>'
 """
 
-from agentevals._redact import API_KEY, CREDIT_CARD, EMAIL, PHONE, Masker, Redactor, mask, redact_text
+from agentevals._model._redact import API_KEY, CREDIT_CARD, EMAIL, PHONE, Masker, Redactor, mask, redact_text
 
 __all__ = ["API_KEY", "CREDIT_CARD", "EMAIL", "PHONE", "Masker", "Redactor", "mask", "redact_text"]

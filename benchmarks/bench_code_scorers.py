@@ -27,7 +27,7 @@ from agentevals.scorers import (
     create_trajectory_accuracy_scorer_code,
     create_trajectory_scorer,
 )
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 INPUT = (
     "Our customer support team handled a record number of tickets last quarter, and we want a short report "

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
-from agentevals._limits._gate import EngineLimits
-from agentevals._limits._scope import active_limits
+from agentevals._scoring._judge._scope import active_limits
+from agentevals._scoring._limits._gate import EngineLimits
 from agentevals.engine import Breaker, Budget
 from agentevals.testing import FakeJudgeServer
 

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from agentevals._evals._report import build_report, parse_since
-from agentevals.sinks._row import COLUMNS, RUN_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_KEY, tables
-from agentevals.sinks._sqlite_schema import create_statements, ensure_schema
+from agentevals._store._row import COLUMNS, RUN_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_KEY, tables
+from agentevals._store._sqlite_schema import create_statements, ensure_schema
 
 TABLE = "agentevals_scores"
 

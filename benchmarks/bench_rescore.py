@@ -32,7 +32,7 @@ from pathlib import Path
 
 from agentevals import Run, Scorer, create_scorer
 from agentevals._evals._rescore import arescore
-from agentevals._store import open_store
+from agentevals._store._store import open_store
 from agentevals.scorers import (
     create_completeness_scorer,
     create_content_similarity_scorer,

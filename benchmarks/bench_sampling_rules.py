@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._sampling import run_key, sample_point
+from agentevals._engine._sampling import run_key, sample_point
 
 N = 50_000
 ROUNDS = 3

@@ -42,7 +42,7 @@ from agentevals.scorers import (
     create_trajectory_efficiency_scorer,
     create_trajectory_scorer,
 )
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 _VOCABULARY = (
     "the agent answered a question about the weather in paris and then searched the web for good "

@@ -148,8 +148,8 @@ async def pg_conninfo() -> str | None:
 async def drop(conninfo: str, table: str) -> None:
     import psycopg
 
-    from agentevals.sinks._row import tables
-    from agentevals.sinks._schema_check import store_tables
+    from agentevals._store._row import tables
+    from agentevals._store._schema_check import store_tables
 
     async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
         for name in store_tables(tables(table)):

@@ -118,10 +118,10 @@ def stored_thresholds(path: Path, rounds: int, baseline: float) -> None:
     """The overview and ``scorer_0``'s page cold with a stored threshold for it: a minimum, then a maximum."""
     from starlette.testclient import TestClient
 
-    from agentevals._sync import run_sync
+    from agentevals._store._catalog_tables import ScorerInfo
+    from agentevals._support._sync import run_sync
     from agentevals._view._app import create_app
     from agentevals.sinks import SQLiteSink
-    from agentevals.sinks._catalog_tables import ScorerInfo
 
     for name, bounds in (("min 0.7", {"threshold_min": 0.7}), ("max 0.3", {"threshold_max": 0.3})):
         sink = SQLiteSink(path, table=TABLE)

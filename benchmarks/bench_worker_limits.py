@@ -26,11 +26,11 @@ from pydantic import BaseModel
 
 from agentevals import Run, create_scorer
 from agentevals._engine._config import normalize_scorers
-from agentevals._remote._codec import batch_text, run_entry_text
-from agentevals._remote._group_write import GroupWriter
-from agentevals._remote._score_message import MessageScorer
-from agentevals._remote._worker_limits import worker_gate
-from agentevals._remote._worker_setup import WorkerConfig
+from agentevals._engine._forward._codec import batch_text, run_entry_text
+from agentevals._worker._group_write import GroupWriter
+from agentevals._worker._limits import worker_gate
+from agentevals._worker._score_message import MessageScorer
+from agentevals._worker._setup import WorkerConfig
 from agentevals.engine import Budget
 from agentevals.sinks import MemorySink
 from agentevals.steps import PromptStep
@@ -87,8 +87,8 @@ async def redis_costs(n: int = 2000) -> None:
     """Wall and CPU microseconds of one request's Redis work for a shared budget and for the caps."""
     import redis
 
-    from agentevals._limits._shared_budget import SharedBudgetMeter
-    from agentevals._remote._judge_gate import JudgeCaps
+    from agentevals._scoring._limits._shared_budget import SharedBudgetMeter
+    from agentevals._worker._judge_gate import JudgeCaps
 
     client = redis.Redis.from_url(REDIS)
     prefix = f"bench-limits-{uuid.uuid4().hex[:8]}"

@@ -273,8 +273,8 @@ def publish(broker_url: str, queue: str, batch: list[Run], keys: list[str], per_
     """One batch message (as the forwarder writes) per ``per_message`` runs."""
     import dramatiq
 
-    from agentevals._remote._codec import ACTOR, batch_text, run_entry_text
-    from agentevals._remote._worker_setup import make_broker
+    from agentevals._engine._forward._codec import ACTOR, batch_text, run_entry_text
+    from agentevals._worker._setup import make_broker
 
     broker = make_broker(broker_url)
     try:
@@ -290,7 +290,7 @@ def publish(broker_url: str, queue: str, batch: list[Run], keys: list[str], per_
 
 
 def delete_queue(broker_url: str, queue: str) -> None:
-    from agentevals._remote._worker_setup import make_broker
+    from agentevals._worker._setup import make_broker
 
     broker = make_broker(broker_url)
     try:

@@ -8,7 +8,7 @@ import sys
 
 def test_import_agentevals_does_not_import_litellm() -> None:
     code = (
-        "import agentevals, agentevals.scorers, agentevals.utils, agentevals.testing, sys; "
+        "import agentevals, agentevals.scorers, agentevals.scorers.utils, agentevals.testing, sys; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'openai')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

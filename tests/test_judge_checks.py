@@ -9,8 +9,8 @@ import pytest
 from pydantic import BaseModel
 
 from agentevals import Judge
-from agentevals._judge import _judge, _litellm
-from agentevals._judge._retries import RetryLog
+from agentevals._scoring._judge import _judge, _litellm
+from agentevals._scoring._judge._retries import RetryLog
 from agentevals.errors import JudgeError
 from agentevals.testing import FakeJudgeServer, Reply
 

@@ -9,8 +9,8 @@ import threading
 import pytest
 
 from agentevals import Judge, PromptStep, ScoringEngine, create_scorer
-from agentevals._judge import _litellm
-from agentevals._judge._credentials import PROVIDER_KEYS, check_credentials, provider_of
+from agentevals._scoring._judge import _litellm
+from agentevals._scoring._judge._credentials import PROVIDER_KEYS, check_credentials, provider_of
 from agentevals.sinks import MemorySink
 
 KEYS = sorted({name for sets in PROVIDER_KEYS.values() for group in sets for name in group})

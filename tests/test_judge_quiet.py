@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agentevals._judge._litellm import litellm
-from agentevals._judge._quiet import DEBUG_ENV
-from agentevals._remote._worker_cli import add_worker_arguments, keep_litellm_info
+from agentevals._scoring._judge._litellm import litellm
+from agentevals._scoring._judge._quiet import DEBUG_ENV
+from agentevals._worker._cli import add_worker_arguments, keep_litellm_info
 from agentevals.testing import FakeJudgeServer
 
 WORKERS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "scale" / "workers.md"

@@ -17,8 +17,15 @@ import pytest
 from pydantic import SecretStr
 
 from agentevals import Judge, JudgeError, PromptStep, Run, ScoreRecord, ScoringEngine, create_scorer
-from agentevals._judge._request import build_request
-from agentevals._judge._secrets import MASK, conceal, is_secret_name, mask_text, reveal, secret_values
+from agentevals._scoring._judge._request import build_request
+from agentevals._scoring._judge._secrets import (
+    MASK,
+    conceal,
+    is_secret_name,
+    mask_text,
+    reveal,
+    secret_values,
+)
 from agentevals.sinks import JsonlSink, LoggingSink, MemorySink, RetryPolicy, SQLiteSink
 from agentevals.testing import ChatRequest, FakeJudgeServer, Reply
 

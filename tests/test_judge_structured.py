@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentevals import Judge
-from agentevals._judge._structured import MODES, auto_mode
+from agentevals._scoring._judge._structured import MODES, auto_mode
 from agentevals.errors import JudgeError, JudgeOutputError
 from agentevals.testing import FakeJudgeServer, Reply
 

@@ -212,7 +212,7 @@ async def test_skip_judge_returns_a_value_without_a_judge_call(judge_server: Fak
 async def test_judge_requests_are_marked_and_is_scoring_is_true_inside_steps(
     judge_server: FakeJudgeServer,
 ) -> None:
-    from agentevals._judge._request import JUDGE_METADATA_KEY, build_request
+    from agentevals._scoring._judge._request import JUDGE_METADATA_KEY, build_request
     from agentevals.steps import is_scoring
 
     request = build_request(

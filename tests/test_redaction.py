@@ -90,7 +90,7 @@ def _full_record() -> ScoreResult:
 
 
 def _text_of(record: ScoreRecord) -> str:
-    from agentevals.sinks._row import record_to_json
+    from agentevals._store._row import record_to_json
     from agentevals.sinks._sanitize import sanitized
 
     return json.dumps(record_to_json(sanitized(record))) + repr(record)

@@ -240,7 +240,7 @@ def test_from_messages_rejects_a_bare_string(text: str) -> None:
 
 
 def test_message_converters_reject_a_bare_string() -> None:
-    from agentevals._convert import messages_from_openai, to_messages
+    from agentevals._model._convert import messages_from_openai, to_messages
 
     with pytest.raises(TypeError, match="list of messages"):
         to_messages("hello")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentevals import Run, Sampling
-from agentevals._sampling import sample_point
+from agentevals._engine._sampling import sample_point
 from agentevals.engine import Rule
 
 DECLINED = {"tool_name": "pay", "state": "error", "error": "declined"}

@@ -8,7 +8,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from agentevals._judge._request import build_messages
+from agentevals._scoring._judge._request import build_messages
 from agentevals.scorers.llm import create_answer_relevancy_scorer
 from agentevals.testing import ChatRequest, FakeJudgeServer, schema_responder
 

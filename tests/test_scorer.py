@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from agentevals import Run, ScorerError, ScoreResult, create_scorer
+from agentevals.scorers.utils import create_agent_test_run, create_test_message
 from agentevals.steps import StepResults
-from agentevals.utils import create_agent_test_run, create_test_message
 
 
 def test_seed_mastra_scorer_usage_example() -> None:

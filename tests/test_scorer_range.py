@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentevals import Run, Scorer, ScorerError, ScoringEngine, create_scorer
-from agentevals._failure import error_record
+from agentevals._model._failure import error_record
 from agentevals.evals import rescore, run_evals
 from agentevals.results import ScoreFailure, ScoreRecord, ScoreResult
 from agentevals.scorers import all_of

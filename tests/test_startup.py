@@ -162,8 +162,8 @@ def test_a_worker_with_judged_scorers_imports_litellm_at_start(tmp_path: Path) -
         import json, sys, threading
         from agentevals import Judge
         from agentevals._engine._config import normalize_scorers
-        from agentevals._remote._worker import WorkerApp
-        from agentevals._remote._worker_setup import WorkerConfig
+        from agentevals._worker._actor import WorkerApp
+        from agentevals._worker._setup import WorkerConfig
 
         RELEASE.set()
         config = WorkerConfig(

@@ -27,7 +27,7 @@ atexit.register(inspect_loop)
 
 from pydantic import BaseModel
 from agentevals import PromptStep, Run, ScoringEngine, create_scorer
-from agentevals._sync import background_loop
+from agentevals._support._sync import background_loop
 from agentevals.sinks import JsonlSink, SQLiteSink
 from agentevals.testing import FakeJudgeServer
 

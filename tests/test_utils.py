@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentevals import AgentInput, Message, create_scorer
-from agentevals.utils import (
+from agentevals.scorers.utils import (
     create_agent_test_run,
     create_test_message,
     create_tool_invocation,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 from agentevals._engine._config import ScorerEntry
-from agentevals._judge._litellm import deferred_checks, warm_up_in_background
+from agentevals._scoring._judge._litellm import deferred_checks, warm_up_in_background
 from agentevals.sinks._logging import LoggingSink
 from agentevals.sinks._protocol import Sink, sink_name
 

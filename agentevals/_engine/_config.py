@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agentevals._evals._config import Threshold
-from agentevals._limits._budget import Budget
-from agentevals._sampling import Sampling
-from agentevals._scorer import Scorer
+from agentevals._engine._sampling import Sampling
+from agentevals._model._thresholds import Threshold
+from agentevals._scoring._limits._budget import Budget
+from agentevals._scoring._scorer import Scorer
 from agentevals.sinks._retry import RetryPolicy
 
 _ENTRY_KEYS = frozenset(

@@ -22,14 +22,14 @@ from agentevals._engine._inline import InlineWorker
 from agentevals._engine._signals import SigtermFlush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import EngineStats, FlushReport, RuleCounters, percentile, report_since
-from agentevals._limits._gate import EngineLimits
+from agentevals._scoring._limits._gate import EngineLimits
 from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._retry import DeadLetter
 
 if TYPE_CHECKING:
     from agentevals._engine._drops import DropLedger
+    from agentevals._engine._forward._forwarder import Forwarder
     from agentevals._engine._run_keeper import RunKeeper
-    from agentevals._remote._forwarder import Forwarder
 
 logger = logging.getLogger("agentevals.engine")
 

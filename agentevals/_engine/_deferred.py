@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentevals._run import Run
+from agentevals._model._run import Run
 
 
 class DeferredRun:

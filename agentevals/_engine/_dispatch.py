@@ -14,16 +14,16 @@ from agentevals._engine._config import ScorerEntry
 from agentevals._engine._control import EngineControl, logger
 from agentevals._engine._deferred import DeferredRun
 from agentevals._engine._inline import CHUNK, Chunk, InlineWorker, Pair
-from agentevals._engine._scoring import FailureLog, Redactor, finalize, run_failed_record, score_once
 from agentevals._engine._sink_worker import SinkWorker
-from agentevals._errors import RunBuildError
-from agentevals._failure import failure_record
-from agentevals._limits._gate import EngineLimits
-from agentevals._limits._scope import active_limits
-from agentevals._redact import set_active_redactor
-from agentevals._result import ScoreRecord
-from agentevals._run import Run
-from agentevals.sinks._catalog_tables import ScorerInfo
+from agentevals._model._errors import RunBuildError
+from agentevals._model._failure import failure_record
+from agentevals._model._redact import set_active_redactor
+from agentevals._model._result import ScoreRecord
+from agentevals._model._run import Run
+from agentevals._scoring._judge._scope import active_limits
+from agentevals._scoring._limits._gate import EngineLimits
+from agentevals._scoring._score_once import FailureLog, Redactor, finalize, run_failed_record, score_once
+from agentevals._store._catalog_tables import ScorerInfo
 
 
 class _RunState:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from agentevals.sinks._catalog_tables import DropCount
+from agentevals._store._catalog_tables import DropCount
 
 #: (reason, entity, ids of the scorers the run was sampled for) -> runs.
 _Key = tuple[str, str, tuple[str, ...]]

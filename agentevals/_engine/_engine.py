@@ -18,17 +18,17 @@ from agentevals._engine._deferred import DeferredRun
 from agentevals._engine._dispatch import EngineDispatch
 from agentevals._engine._drops import DropLedger
 from agentevals._engine._run_keeper import RunKeeper
-from agentevals._engine._scoring import FailureLog, Redactor
+from agentevals._engine._sampling import sample_point
 from agentevals._engine._signals import install_sigterm_flush
 from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import RuleCounters
-from agentevals._limits._breaker import DEFAULT_BREAKER, Breaker
-from agentevals._limits._budget import Budget
-from agentevals._limits._gate import build_gate
-from agentevals._redact import redact_text
-from agentevals._run import Run
-from agentevals._sampling import sample_point
-from agentevals._sync import background_loop
+from agentevals._model._redact import redact_text
+from agentevals._model._run import Run
+from agentevals._scoring._limits._breaker import DEFAULT_BREAKER, Breaker
+from agentevals._scoring._limits._budget import Budget
+from agentevals._scoring._limits._gate import build_gate
+from agentevals._scoring._score_once import FailureLog, Redactor
+from agentevals._support._sync import background_loop
 from agentevals.sinks._protocol import Sink, as_sink, sink_name
 from agentevals.sinks._retry import DEFAULT_DEAD_LETTER, DeadLetter, RetryPolicy
 
@@ -184,7 +184,7 @@ class ScoringEngine(EngineDispatch):
         )
         remote = None
         if broker is not None or spool is not None:
-            from agentevals._remote._attach import check_remote_options
+            from agentevals._engine._forward._attach import check_remote_options
 
             remote = check_remote_options(
                 broker, spool=spool, spool_size=spool_size, queue=broker_queue, sinks=sinks, redact=redact
@@ -277,7 +277,7 @@ class ScoringEngine(EngineDispatch):
         self._forwarder = None
         start = self._start
         if remote is not None:  # runs go to the broker instead of the scoring dispatch
-            from agentevals._remote._attach import start_forwarder
+            from agentevals._engine._forward._attach import start_forwarder
 
             self._forwarder, start = start_forwarder(self, remote, batch_size=batch_size)
         self._loop.call_soon_threadsafe(start)

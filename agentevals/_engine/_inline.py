@@ -19,9 +19,9 @@ import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from agentevals._engine._scoring import FailureLog, score_inline
-from agentevals._result import ScoreRecord
-from agentevals._run import Run
+from agentevals._model._result import ScoreRecord
+from agentevals._model._run import Run
+from agentevals._scoring._score_once import FailureLog, score_inline
 
 if TYPE_CHECKING:
     from agentevals._engine._config import ScorerEntry

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentevals._engine._deferred import DeferredRun
-from agentevals._engine._scoring import finalize
-from agentevals._redact import Redactor
-from agentevals._result import ScoreRecord, ScoreResult, run_fields
-from agentevals._run import Run
+from agentevals._model._redact import Redactor
+from agentevals._model._result import ScoreRecord, ScoreResult, run_fields
+from agentevals._model._run import Run
+from agentevals._scoring._score_once import finalize
 
 logger = logging.getLogger("agentevals.engine")
 

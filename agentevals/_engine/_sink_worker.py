@@ -9,9 +9,10 @@ from collections import deque
 from collections.abc import Callable
 
 from agentevals._engine._drops import merge
-from agentevals._result import ScoreRecord
-from agentevals.sinks._catalog_tables import DropCount, ScorerInfo
-from agentevals.sinks._errors import PartialWriteError, is_permanent, really_cancelled
+from agentevals._model._result import ScoreRecord
+from agentevals._store._catalog_tables import DropCount, ScorerInfo
+from agentevals._support._sync import really_cancelled
+from agentevals.sinks._errors import PartialWriteError, is_permanent
 from agentevals.sinks._protocol import Sink, sink_name
 from agentevals.sinks._retry import DeadLetter, RetryPolicy, retried, write_once
 from agentevals.sinks._sanitize import is_storable, sanitized

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agentevals._limits._breaker import BreakerStatus
-from agentevals._limits._budget import BudgetUsage
+from agentevals._scoring._limits._breaker import BreakerStatus
+from agentevals._scoring._limits._budget import BudgetUsage
 
 if TYPE_CHECKING:
     from agentevals._engine._config import ScorerEntry
@@ -156,7 +156,7 @@ class RuleCounters:
     """Runs matched and sampled per scorer and rule, as one flat list of ints (two per rule: matched
     but not sampled, then sampled) so a submit counts a rule's verdict with one index:
     ``counts[start[id(entry)] + verdict]`` (see :meth:`RuleSet.verdict
-    <agentevals._sampling_rules.RuleSet.verdict>`)."""
+    <agentevals._engine._sampling_rules.RuleSet.verdict>`)."""
 
     __slots__ = ("_names", "counts", "start")
 

@@ -1,12 +1,13 @@
 """Reading what a store knows beside its scores: each scorer's pass threshold and the
 runs the engine dropped, for ``agentevals report`` and ``agentevals view``.
 
-Each function takes a :class:`~agentevals._store.Store` (from :func:`~agentevals._store.open_store`:
-SQLite, PostgreSQL or a JSONL copy, whose tables are empty: ``JsonlSink`` keeps only records) and
-returns an empty answer when the store has no such table (dropped by hand).
+Each function takes a :class:`~agentevals._store._store.Store` (from
+:func:`~agentevals._store._store.open_store`: SQLite, PostgreSQL or a JSONL copy, whose tables are empty:
+``JsonlSink`` keeps only records) and returns an empty answer when the store has no such table
+(dropped by hand).
 
 >>> import tempfile, pathlib
->>> from agentevals._store import open_store
+>>> from agentevals._store._store import open_store
 >>> from agentevals.sinks import SQLiteSink
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.db"
 >>> SQLiteSink(path).check()
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from agentevals._evals._config import Threshold
-from agentevals._store import Store
+from agentevals._model._thresholds import Threshold
+from agentevals._store._store import Store
 
 
 @dataclass(frozen=True)

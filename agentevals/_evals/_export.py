@@ -13,8 +13,8 @@ from collections.abc import Generator, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-from agentevals._store import Store
-from agentevals.sinks._row import COLUMNS, JSON_COLUMNS, utc_text
+from agentevals._store._row import COLUMNS, JSON_COLUMNS, utc_text
+from agentevals._store._store import Store
 
 Format = Literal["csv", "jsonl"]
 #: The run's columns an exported row carries, after the score's (``input``/``output`` as text).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agentevals._evals._config import Threshold
+from agentevals._model._thresholds import Threshold
 
 
 @dataclass(frozen=True)

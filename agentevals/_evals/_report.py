@@ -4,7 +4,7 @@ scorer's coverage of the stored runs, and the worst-scored runs.
 Reads the store that ``SQLiteSink`` (a file) or ``PostgresSink`` (a ``postgresql://`` URL) writes. The
 SQL is written once (``?`` placeholders); the dialects differ only in :class:`_Dialect`'s few
 expressions. Every per-group table comes from the rollup
-the database keeps (per hour, see ``agentevals.sinks._rollup``), plus, when ``since`` falls inside an
+the database keeps (per hour, see ``agentevals._store._rollup``), plus, when ``since`` falls inside an
 hour, the score rows of the rest of that hour; coverage adds one ``COUNT(DISTINCT run_id)``, the worst
 list one top-N query. The runs the engine dropped and each scorer's pass threshold come from the
 store's drops and scorers tables (see ``_catalog``); pass rates count the score rows
@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from agentevals._evals._catalog import dropped_counts, stored_thresholds
-from agentevals._evals._config import Threshold
 from agentevals._evals._export import transcript_text
 from agentevals._evals._pass_rates import PassRate, PassThresholds, bounds_sql
-from agentevals._store import Store, open_store
+from agentevals._model._thresholds import Threshold
+from agentevals._store._store import Store, open_store
 
 TABLE = "agentevals_scores"
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
@@ -297,7 +297,7 @@ class _Acc:
 
 class _Query:
     def __init__(self, store: _Store, table: str, since: datetime | None, source: str | None) -> None:
-        from agentevals.sinks._row import tables
+        from agentevals._store._row import tables
 
         t = tables(table)
         self.store, self.table, self.runs, self.rollup = store, table, t.runs, t.rollup
@@ -402,7 +402,7 @@ class _Query:
             f"FROM {self.rollup}{_where(clauses)} GROUP BY 1, 2, 3, 4, 5, 6",
             params,
         )
-        # The rollup stores NULL key values as '' (see agentevals.sinks._rollup).
+        # The rollup stores NULL key values as '' (see agentevals._store._rollup).
         return [(row[0], *(value or None for value in row[1:6]), *row[6:]) for row in rows]
 
     def _partial_hour(self, store: _Store) -> list[tuple[Any, ...]]:

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from agentevals._engine._sampling import Sampling
 from agentevals._evals._progress import ProgressBar
-from agentevals._failure import error_record, skipped_record
-from agentevals._result import ScoreRecord
-from agentevals._run import Run
-from agentevals._sampling import Sampling
-from agentevals._scorer import Scorer
-from agentevals._store import Store, open_store
-from agentevals._sync import background_loop, run_soon
+from agentevals._model._failure import error_record, skipped_record
+from agentevals._model._result import ScoreRecord
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer
+from agentevals._store._store import Store, open_store
+from agentevals._support._sync import background_loop, run_soon
 
 logger = logging.getLogger("agentevals.evals")
 
@@ -82,7 +82,7 @@ async def arescore(
     sampling: Sampling | Any = None,
 ) -> RescoreSummary:
     """Score the runs stored at ``store`` (a SQLite path, a ``postgresql://`` URL or an opened
-    :class:`~agentevals._store.Store`) with ``scorers`` and store the records (``source="rescore"``) in
+    :class:`~agentevals._store._store.Store`) with ``scorers`` and store the records (``source="rescore"``) in
     the same store, or in ``sinks`` when given (not closed; the store's own sink is).
 
     The runs are read newest first: ``since`` (a datetime, or a timedelta before now), ``entity`` and

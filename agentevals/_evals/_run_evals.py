@@ -18,11 +18,11 @@ from agentevals._evals._data import EvalItem, load_items
 from agentevals._evals._progress import ProgressBar
 from agentevals._evals._summary import EvalResult, ItemResult, item_passed, summarize
 from agentevals._evals._targets import StepCapture, TargetOutput, call_target, check_target, target_name
-from agentevals._failure import error_record, failure_record
-from agentevals._result import ScoreRecord, utc_now
-from agentevals._run import Run, new_run_id
-from agentevals._sync import background_loop, run_soon
-from agentevals.sinks._catalog_tables import ScorerInfo
+from agentevals._model._failure import error_record, failure_record
+from agentevals._model._result import ScoreRecord, utc_now
+from agentevals._model._run import Run, new_run_id
+from agentevals._store._catalog_tables import ScorerInfo
+from agentevals._support._sync import background_loop, run_soon
 
 logger = logging.getLogger("agentevals.evals")
 
@@ -431,7 +431,7 @@ def _chat_view(state: Any, side: str) -> Any:
         isinstance(state, Mapping) and set(state) == {"messages"} and isinstance(state["messages"], list)
     ):
         return state
-    from agentevals._convert import split_conversation, to_messages
+    from agentevals._model._convert import split_conversation, to_messages
 
     messages = to_messages(state["messages"])
     return messages if side == "output" else split_conversation(messages)[0]

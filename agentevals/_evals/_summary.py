@@ -7,11 +7,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentevals._evals._config import ScorerPlan, ScorerSpec, Threshold
+from agentevals._evals._config import ScorerPlan, ScorerSpec
 from agentevals._evals._data import EvalItem
 from agentevals._evals._format import number, share, shorten
-from agentevals._result import ScoreFailure, ScoreRecord, ScoreSkipped
-from agentevals._run import Run
+from agentevals._model._result import ScoreFailure, ScoreRecord, ScoreSkipped
+from agentevals._model._run import Run
+from agentevals._model._thresholds import Threshold
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType

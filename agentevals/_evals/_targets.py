@@ -214,8 +214,8 @@ def _canonical(conversation: list[Any]) -> list[Any]:
     """The conversation as canonical messages; it may mix message dicts (the user turns) with the
     target's own message objects, so each run of one kind converts on its own. Left as is if it
     cannot convert (building the run then reports it)."""
-    from agentevals._convert import to_messages
-    from agentevals._messages import Message
+    from agentevals._model._convert import to_messages
+    from agentevals._model._messages import Message
 
     def kind(message: Any) -> str:
         return "canonical" if isinstance(message, Message) else "dict" if isinstance(message, Mapping) else ""
@@ -269,7 +269,7 @@ def _set_function_output(out: TargetOutput, result: Any) -> None:
         out.messages = list(result["messages"])
         return
     if _is_langchain_message(result):
-        from agentevals._convert import messages_from_langchain
+        from agentevals._model._convert import messages_from_langchain
 
         out.output = messages_from_langchain([result])
         return

@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 from agentevals._evals._catalog import dropped_counts
-from agentevals._evals._config import Threshold
+from agentevals._model._thresholds import Threshold
 from agentevals._view import _rolled, _scorer_numbers, _stats
 from agentevals._view._axes import STEP, time_window
 from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session

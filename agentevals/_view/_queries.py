@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
-from agentevals._store import Store, display_address, open_store
-from agentevals.sinks._row import TABLE, Tables, tables, utc_text
+from agentevals._store._row import TABLE, Tables, tables, utc_text
+from agentevals._store._store import Store, display_address, open_store
 
 Bucket = Literal["hour", "day", "week"]
 BUCKETS: tuple[Bucket, ...] = ("hour", "day", "week")
@@ -401,14 +401,14 @@ class Session:
         return out
 
     def run(self, run_id: str) -> dict[str, Any] | None:
-        from agentevals.sinks._row import RUN_COLUMNS
+        from agentevals._store._row import RUN_COLUMNS
 
         rows = self.rows(f"SELECT {', '.join(RUN_COLUMNS)} FROM {self.runs} WHERE run_id = ?", [run_id])
         return dict(zip(RUN_COLUMNS, rows[0], strict=True)) if rows else None
 
     def run_scores(self, run_id: str) -> list[dict[str, Any]]:
         """Every score record of a run, with each of ``COLUMNS``."""
-        from agentevals.sinks._row import COLUMNS
+        from agentevals._store._row import COLUMNS
 
         rows = self.rows(
             f"SELECT {', '.join(COLUMNS)} FROM {self.scores} WHERE run_id = ? ORDER BY scorer_id, created_at",

@@ -1,5 +1,5 @@
 """The viewer's reads of the rollup and the score histogram: per hour aggregates
-the store's triggers keep (:mod:`agentevals.sinks._rollup`, :mod:`agentevals.sinks._bins`), so the
+the store's triggers keep (:mod:`agentevals._store._rollup`, :mod:`agentevals._store._bins`), so the
 overview and scorer pages read a few thousand rows instead of every score. A time range's partial first
 and last hours are read from the score rows (through the indexes) and added."""
 
@@ -131,7 +131,7 @@ Hours = tuple[str | None, str | None]
 
 def histogram(q: Session, f: Filters, hours: Hours = (None, None)) -> list[tuple[str, int, int]]:
     """``(scorer_id, bin, count)`` of the scores under ``f`` (no ``eval_id``), binned as
-    :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows.
+    :func:`agentevals._store._bins.score_bin`: the histogram's whole hours plus partial hours' rows.
     ``hours`` narrows it to the hour buckets from its first (with the partial hours when ``None``)
     to before its second (:func:`hour_ranges`)."""
     where, params, partial = _hourly(q, f)
@@ -214,7 +214,7 @@ def scorer_totals(q: Session, scorer: str, f: Filters, bucket: Bucket) -> list[T
 
 def scorer_bins(q: Session, scorer: str, f: Filters, bucket: Bucket) -> list[tuple[str, int, int]]:
     """``(time bucket, bin, count)`` of one scorer's scores under ``f`` (no ``eval_id``), binned as
-    :func:`agentevals.sinks._bins.score_bin`: the histogram's whole hours plus partial hours' rows."""
+    :func:`agentevals._store._bins.score_bin`: the histogram's whole hours plus partial hours' rows."""
     where, params, partial = _hourly(q, f, scorer)
     rows = q.rows(
         f"SELECT {q.d.rolled[bucket]}, bin, SUM(count) FROM {q.reader.tables.bins}{where} GROUP BY 1, 2",
@@ -230,6 +230,6 @@ def scorer_bins(q: Session, scorer: str, f: Filters, bucket: Bucket) -> list[tup
 
 
 def _bin(q: Session) -> str:
-    from agentevals.sinks import _bins, _rollup
+    from agentevals._store import _bins, _rollup
 
     return _bins.bin_sql(_rollup.SQLITE if q.reader.kind == "sqlite" else _rollup.POSTGRES)

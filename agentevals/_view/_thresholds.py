@@ -1,7 +1,7 @@
 """Each scorer's pass threshold in the viewer: ``--pass-threshold`` when given, else the one the store
 keeps (``agentevals_scorers``), else the default; and where it came from.
 
->>> from agentevals._evals._config import Threshold
+>>> from agentevals._model._thresholds import Threshold
 >>> Bound(0.7, None, "stored").label, Bound(None, 0.2, "default").label, Bound(0.2, 0.8, "stored").label
 ('≥ 0.7', '≤ 0.2', '0.2 – 0.8')
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agentevals._evals._catalog import ScorerEntryInfo, latest_thresholds
-from agentevals._evals._config import Threshold
+from agentevals._model._thresholds import Threshold
 
 Origin = Literal["--pass-threshold", "stored", "default"]
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentevals._messages import Message
-from agentevals._run import Run
-from agentevals._steps import SkipRun
+from agentevals._model._errors import SkipRun
+from agentevals._model._messages import Message
+from agentevals._model._run import Run
 
 _NOT_JSON = object()
 

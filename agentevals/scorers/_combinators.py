@@ -35,10 +35,10 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentevals._errors import ScorerSkipped
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import SkipRun, StepResults
+from agentevals._model._errors import ScorerSkipped, SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import StepResults
 
 Outcome = dict[str, Any]
 """What one member did: ``{"scorer_id", "score", "reason"}`` or ``{"scorer_id", "skip_reason", "reason"}``."""

@@ -9,8 +9,8 @@ error instead of being read as an empty text.
 
 from __future__ import annotations
 
-from agentevals._run import Run
-from agentevals._steps import SkipRun
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
 
 _SEPARATOR = ", "
 

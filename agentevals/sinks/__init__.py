@@ -4,6 +4,7 @@
 >>> sinks = [SQLiteSink("agentevals.db"), LoggingSink(), MemorySink()]
 """
 
+from agentevals._store._row import COLUMNS, TABLE, record_to_row
 from agentevals.sinks._callback import CallbackSink
 from agentevals.sinks._errors import PartialWriteError, SinkConfigError, is_permanent
 from agentevals.sinks._jsonl import JsonlSink
@@ -16,7 +17,6 @@ from agentevals.sinks._postgres import PostgresSink
 from agentevals.sinks._protocol import Sink, as_sink
 from agentevals.sinks._replay import areplay, replay
 from agentevals.sinks._retry import DeadLetter, RetryPolicy
-from agentevals.sinks._row import COLUMNS, TABLE, record_to_row
 from agentevals.sinks._sqlite import SQLiteSink
 
 __all__ = [

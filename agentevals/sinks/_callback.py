@@ -6,8 +6,9 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from agentevals._result import ScoreRecord
-from agentevals.sinks._errors import PartialWriteError, really_cancelled
+from agentevals._model._result import ScoreRecord
+from agentevals._support._sync import really_cancelled
+from agentevals.sinks._errors import PartialWriteError
 from agentevals.sinks._thread import WorkerThread
 
 

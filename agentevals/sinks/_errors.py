@@ -3,12 +3,11 @@ and telling a real cancellation from a raised one."""
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import sqlite3
 from collections.abc import Sequence
 
-from agentevals._result import ScoreRecord
+from agentevals._model._result import ScoreRecord
 
 
 class PartialWriteError(Exception):
@@ -26,15 +25,6 @@ class PartialWriteError(Exception):
         super().__init__(f"{len(failed)} record(s) not written: {type(error).__name__}: {error}")
         self.failed = list(failed)
         self.error = error
-
-
-def really_cancelled(error: BaseException) -> bool:
-    """Whether ``error`` is the cancellation of the running task (shutdown), not a ``CancelledError``
-    some code raised on its own (which is an ordinary failure)."""
-    if not isinstance(error, asyncio.CancelledError):
-        return False
-    task = asyncio.current_task()
-    return task is None or task.cancelling() > 0
 
 
 class SinkConfigError(ValueError):

@@ -8,9 +8,9 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentevals._result import ScoreRecord
+from agentevals._model._result import ScoreRecord
+from agentevals._store._row import record_to_row, run_to_row
 from agentevals.sinks._errors import SinkConfigError, is_permanent
-from agentevals.sinks._row import record_to_row, run_to_row
 from agentevals.sinks._thread import WorkerThread
 
 _locks: dict[str, threading.Lock] = {}

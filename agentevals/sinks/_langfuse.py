@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from agentevals._result import ScoreRecord
+from agentevals._model._result import ScoreRecord
 from agentevals.sinks._errors import SinkConfigError
 from agentevals.sinks._langsmith import feedback_id
 from agentevals.sinks._otel import TRACE_KEY

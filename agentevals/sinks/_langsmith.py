@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from agentevals._result import ScoreRecord
+from agentevals._model._result import ScoreRecord
 from agentevals.sinks._errors import PartialWriteError, SinkConfigError
 
 #: The namespace of the deterministic feedback and score ids (uuid5 of run, scorer and scorer version).

@@ -6,7 +6,7 @@ import json
 import logging
 from collections.abc import Sequence
 
-from agentevals._result import ScoreFailure, ScoreRecord
+from agentevals._model._result import ScoreFailure, ScoreRecord
 
 _FIELDS = ("scorer_id", "run_id", "trace_id", "entity", "source", "score", "reason", "duration_ms")
 

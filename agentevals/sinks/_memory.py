@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentevals._result import ScoreRecord
+from agentevals._model._result import ScoreRecord
 
 
 class MemorySink:

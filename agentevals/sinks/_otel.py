@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentevals._result import ScoreRecord
+from agentevals._model._result import ScoreRecord
 from agentevals.sinks._thread import WorkerThread
 
 EVENT_NAME = "gen_ai.evaluation.result"

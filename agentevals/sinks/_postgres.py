@@ -8,13 +8,10 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from agentevals._result import ScoreRecord, utc_now
-from agentevals._sync import run_sync
-from agentevals.sinks._catalog_tables import DropCount, ScorerInfo, add_drops_sql, upsert_scorers_sql
-from agentevals.sinks._errors import SinkConfigError
-from agentevals.sinks._postgres_schema import create_sql, ensure_schema
-from agentevals.sinks._retry import is_number
-from agentevals.sinks._row import (
+from agentevals._model._result import ScoreRecord, utc_now
+from agentevals._store._catalog_tables import DropCount, ScorerInfo, add_drops_sql, upsert_scorers_sql
+from agentevals._store._postgres_schema import create_sql, ensure_schema
+from agentevals._store._row import (
     COLUMNS,
     RUN_SCHEMA,
     SCHEMA,
@@ -27,6 +24,9 @@ from agentevals.sinks._row import (
     sql_row,
     tables,
 )
+from agentevals._support._sync import run_sync
+from agentevals.sinks._errors import SinkConfigError
+from agentevals.sinks._retry import is_number
 from agentevals.sinks._sqlite import OnConflict, StoreRuns, check_on_conflict, check_store_runs, check_table
 
 if TYPE_CHECKING:

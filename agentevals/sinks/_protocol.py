@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from agentevals._result import ScoreRecord
+from agentevals._model._result import ScoreRecord
 
 
 @runtime_checkable

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentevals._result import ScoreRecord
-from agentevals._sync import run_sync
+from agentevals._model._result import ScoreRecord
+from agentevals._store._row import record_from_json
+from agentevals._support._sync import run_sync
 from agentevals.sinks._jsonl import path_lock
 from agentevals.sinks._protocol import as_sink
-from agentevals.sinks._row import record_from_json
 
 logger = logging.getLogger("agentevals.sinks")
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agentevals._result import ScoreRecord
-from agentevals.sinks._errors import is_permanent, really_cancelled
+from agentevals._model._result import ScoreRecord
+from agentevals._store._row import record_to_json
+from agentevals._support._sync import really_cancelled
+from agentevals.sinks._errors import is_permanent
 from agentevals.sinks._jsonl import append_lines
 from agentevals.sinks._protocol import Sink, sink_name
-from agentevals.sinks._row import record_to_json
 from agentevals.sinks._sanitize import sanitized
 from agentevals.sinks._thread import WorkerThread
 

@@ -15,9 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentevals._result import ScoreRecord
-from agentevals._utf8 import mend_utf8
-from agentevals.sinks._row import jsonable, record_to_json, row_json
+from agentevals._model._result import ScoreRecord
+from agentevals._store._row import record_to_json, row_json
+from agentevals._support._json import jsonable
+from agentevals._support._utf8 import mend_utf8
 
 #: Containers nested deeper than this are cut (JSON serializers stop at a few hundred levels).
 MAX_DEPTH = 100

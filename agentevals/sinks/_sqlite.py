@@ -10,10 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from agentevals._result import ScoreRecord, utc_now
-from agentevals.sinks._catalog_tables import DropCount, ScorerInfo, add_drops_sql, upsert_scorers_sql
-from agentevals.sinks._errors import SinkConfigError, is_permanent
-from agentevals.sinks._row import (
+from agentevals._model._result import ScoreRecord, utc_now
+from agentevals._store._catalog_tables import DropCount, ScorerInfo, add_drops_sql, upsert_scorers_sql
+from agentevals._store._row import (
     COLUMNS,
     RUN_SCHEMA,
     SCHEMA,
@@ -27,7 +26,8 @@ from agentevals.sinks._row import (
     tables,
     utc_text,
 )
-from agentevals.sinks._sqlite_schema import ensure_schema
+from agentevals._store._sqlite_schema import ensure_schema
+from agentevals.sinks._errors import SinkConfigError, is_permanent
 from agentevals.sinks._thread import Handoff, WorkerThread
 
 #: Which runs a SQL sink stores in the runs table: each run a scorer sampled (the run of each record

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from agentevals._result import ScoreRecord
-from agentevals.sinks._row import SCHEMA, sql_row
+from agentevals._model._result import ScoreRecord
+from agentevals._store._row import SCHEMA, sql_row
 from agentevals.sinks._sqlite import check_table, insert_sql
 
 _CHILD = str(Path(__file__).with_name("_sqlite_child.py"))  # run by path: no package import

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentevals._evals._summary import EvalResult, ItemResult
-from agentevals._result import ScoreFailure
+from agentevals._model._result import ScoreFailure
 
 
 def assert_scores(

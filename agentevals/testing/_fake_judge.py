@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agentevals._judge._judge import Judge
-from agentevals._result import JudgeCall
+from agentevals._model._result import JudgeCall
+from agentevals._scoring._judge._judge import Judge
 from agentevals.testing._reply import ChatRequest, Reply, ReplyLike, Responder, as_reply
 from agentevals.testing._wire import completion_body, event_stream, ollama_body
 

@@ -1,7 +1,7 @@
 """``schema_responder``: a FakeJudgeServer responder that answers any judge prompt plausibly, offline.
 
 A judge request with an output schema carries it after the line "Reply with a single JSON object ..."
-(see ``agentevals._judge._request``); the reply is a value that validates against that schema, varied
+(see ``agentevals._scoring._judge._request``); the reply is a value that validates against that schema, varied
 deterministically by the prompt. Reason fields agree with the verdicts beside them, and a request
 without a schema gets a sentence explaining the score it names (see ``_reasons``). Lists the prompt
 enumerates ("1. ...", "[0] ...") are answered with one entry per item, as per-item verdict steps ask.
@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from agentevals._judge._request import JSON_INSTRUCTION
+from agentevals._scoring._judge._request import JSON_INSTRUCTION
 from agentevals.testing._reasons import neutral_sentence, score_reason, verdict_reason
 from agentevals.testing._reply import ChatRequest, Reply
 

@@ -14,10 +14,10 @@ import pytest
 
 from agentevals import Run, ScoreResult, ScoringEngine, arun_evals, create_scorer
 from agentevals._evals._report import build_report, parse_since
+from agentevals._store._row import COLUMNS
 from agentevals.cli import main
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import SQLiteSink
-from agentevals.sinks._row import COLUMNS
 
 ROWS = [  # created_at, scorer, entity, source, score, tokens, cost, error_type
     ("2026-11-20T09:00:00+00:00", "relevancy", "support-agent", "live", 0.8, 100, 0.002, None),

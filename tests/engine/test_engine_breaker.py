@@ -12,7 +12,7 @@ import pytest
 from engine_helpers import accounted, length_scorer, runs
 
 from agentevals import PromptStep, ScoringEngine, create_scorer
-from agentevals._limits._breaker import ModelBreaker
+from agentevals._scoring._limits._breaker import ModelBreaker
 from agentevals.engine import Breaker, BreakerStatus, EngineStats
 from agentevals.results import ScoreFailure, ScoreResult, ScoreSkipped
 from agentevals.sinks import MemorySink

@@ -105,7 +105,7 @@ def test_transport_failures_still_open_it(tmp_path: Path) -> None:
 
 
 def test_a_request_that_failed_on_this_side_tells_the_breaker_nothing() -> None:
-    from agentevals._limits._gate import answered
+    from agentevals._scoring._limits._gate import answered
 
     encoding = UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
     local = JudgeError("the request could not be encoded", model="openai/m", attempts=1)

@@ -13,7 +13,7 @@ from engine_helpers import accounted, length_scorer, runs
 from pydantic import BaseModel
 
 from agentevals import PromptStep, Run, ScoringEngine, create_scorer
-from agentevals._judge._litellm import litellm
+from agentevals._scoring._judge._litellm import litellm
 from agentevals.engine import Budget, ScorerEntry
 from agentevals.results import ScoreResult, ScoreSkipped
 from agentevals.sinks import MemorySink

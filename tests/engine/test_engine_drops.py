@@ -17,10 +17,10 @@ from engine_helpers import FAST_RETRY, accounted, gated_scorer, length_scorer
 from agentevals import Run, ScoringEngine
 from agentevals._engine._drops import DropLedger
 from agentevals._evals._catalog import dropped_counts, dropped_runs, stored_scorers, stored_thresholds
-from agentevals._evals._config import Threshold
-from agentevals._store import open_store
+from agentevals._model._thresholds import Threshold
+from agentevals._store._catalog_tables import DropCount, ScorerInfo
+from agentevals._store._store import open_store
 from agentevals.sinks import MemorySink, PostgresSink, SQLiteSink
-from agentevals.sinks._catalog_tables import DropCount, ScorerInfo
 
 
 def _even(run: Run) -> bool:

@@ -10,8 +10,8 @@ import pytest
 from engine_helpers import runs
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._engine._scoring import FailureLog
-from agentevals._failure import failure_record
+from agentevals._model._failure import failure_record
+from agentevals._scoring._score_once import FailureLog
 from agentevals.sinks import MemorySink
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentevals import Run, ScoringEngine, create_scorer
+from agentevals._store._row import record_to_row
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import MemorySink
-from agentevals.sinks._row import record_to_row
 
 
 def test_live_records_carry_the_run_metadata(dead_letter: Path) -> None:

@@ -8,11 +8,11 @@ import pytest
 from engine_helpers import accounted
 
 from agentevals import Run, ScoringEngine, create_scorer
+from agentevals._store._row import record_from_json, record_to_json, record_to_row
 from agentevals.errors import ScorerError, ScorerSkipped
 from agentevals.results import ScoreFailure, ScoreResult, ScoreSkipped
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import MemorySink
-from agentevals.sinks._row import record_from_json, record_to_json, record_to_row
 from agentevals.steps import SkipRun
 
 

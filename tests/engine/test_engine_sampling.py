@@ -10,7 +10,7 @@ import pytest
 from engine_helpers import length_scorer, runs
 
 from agentevals import Run, Sampling, ScoringEngine
-from agentevals._sampling import sample_point
+from agentevals._engine._sampling import sample_point
 from agentevals.engine import ScorerEntry
 from agentevals.sinks import MemorySink
 
@@ -49,7 +49,7 @@ def test_trace_id_decides_when_present() -> None:
 
 def test_same_decision_in_another_process_with_another_hash_seed() -> None:
     code = (
-        "from agentevals._sampling import sample_point; "
+        "from agentevals._engine._sampling import sample_point; "
         "print(','.join(f'{sample_point(f\"run-{i}\"):.17f}' for i in range(50)))"
     )
     out = subprocess.run(

@@ -12,7 +12,7 @@ import pytest
 from engine_helpers import accounted, length_scorer
 
 from agentevals import Run, ScoringEngine
-from agentevals._sampling import sample_point
+from agentevals._engine._sampling import sample_point
 from agentevals.engine import Rule
 from agentevals.sinks import MemorySink
 

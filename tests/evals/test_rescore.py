@@ -20,8 +20,8 @@ from pydantic import BaseModel
 
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._evals._rescore import arescore
-from agentevals._scorer import Scorer
-from agentevals._store import open_store
+from agentevals._scoring._scorer import Scorer
+from agentevals._store._store import open_store
 from agentevals.evals import RescoreSummary, rescore
 from agentevals.sinks import PostgresSink, SQLiteSink
 from agentevals.steps import PromptStep
@@ -316,7 +316,7 @@ def test_ctrl_c_in_the_sync_face_keeps_what_is_done(db: Path) -> None:
 
 
 def test_an_unreachable_store_url_does_not_show_its_password() -> None:
-    from agentevals._store import open_store
+    from agentevals._store._store import open_store
 
     with pytest.raises(ValueError) as info:
         open_store("postgresql://ann:s3cret@127.0.0.1:1/test")

@@ -14,9 +14,9 @@ import pytest
 
 from agentevals import PromptStep, Run, ScoringEngine, create_scorer, run_evals
 from agentevals._evals._catalog import stored_scorers, stored_thresholds
-from agentevals._evals._config import Threshold
-from agentevals._judge._judge import REPLY_LIMIT
-from agentevals._store import open_store
+from agentevals._model._thresholds import Threshold
+from agentevals._scoring._judge._judge import REPLY_LIMIT
+from agentevals._store._store import open_store
 from agentevals.cli import main
 from agentevals.redaction import EMAIL, mask
 from agentevals.scorers import create_exact_match_scorer

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import agentevals
-from agentevals import installation
+from agentevals import _conflicts
 
 PACKAGE = Path(agentevals.__file__).parent
 FIX = "pip uninstall agentevals agentevals-cli && pip install --force-reinstall agentevals-core"
@@ -68,7 +68,7 @@ def test_finds_conflicting_distributions_by_their_metadata_directories(tmp_path:
     fake_distribution(tmp_path, "agentevals_langchain-0.1.0.dist-info", "agentevals_langchain/x.py,,\n")
     (tmp_path / "agentevals.egg-info").mkdir()  # a legacy install without a file list: assumed to conflict
 
-    assert installation.conflicting_distributions(str(tmp_path)) == [
+    assert _conflicts.conflicting_distributions(str(tmp_path)) == [
         "agentevals",
         "agentevals 0.0.9",
         "agentevals-cli 1.2.0",
@@ -81,8 +81,8 @@ def test_a_distribution_of_that_name_without_the_package_is_no_conflict(tmp_path
     egg.mkdir()
     (egg / "top_level.txt").write_text("agentevals_tools\n")
 
-    assert installation.conflicting_distributions(str(tmp_path)) == []
-    assert installation.conflicting_distributions(str(tmp_path / "missing")) == []
+    assert _conflicts.conflicting_distributions(str(tmp_path)) == []
+    assert _conflicts.conflicting_distributions(str(tmp_path / "missing")) == []
 
 
 def test_importing_agentevals_fails_when_another_distribution_shares_the_package(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ class Broker:
 
     def drain_runs(self, queue: str) -> list[Any]:
         """Take every message from ``queue``: the runs they carry (``RemoteRun``), in order."""
-        from agentevals._remote._codec import runs_from_message
+        from agentevals._engine._forward._codec import runs_from_message
 
         return [remote for message in self.drain(queue) for remote in runs_from_message(message["args"][0])]
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentevals import Run
-from agentevals._remote._codec import VERSION, batch_text, run_entry_text, runs_from_message
+from agentevals._engine._forward._codec import VERSION, batch_text, run_entry_text, runs_from_message
 
 
 def _rich_run() -> Run:

@@ -19,7 +19,13 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals import Run, ScoringEngine
-from agentevals._remote._codec import PACK_OVER, batch_text, packed_text, run_entry_text, runs_from_message
+from agentevals._engine._forward._codec import (
+    PACK_OVER,
+    batch_text,
+    packed_text,
+    run_entry_text,
+    runs_from_message,
+)
 
 
 def _large_output() -> str:

@@ -10,7 +10,7 @@ import pytest
 from forwarder_helpers import Broker
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._remote._codec import ACTOR, QUEUE, runs_from_message
+from agentevals._engine._forward._codec import ACTOR, QUEUE, runs_from_message
 
 
 def _scorer(scorer_id: str) -> Any:

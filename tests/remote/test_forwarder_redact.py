@@ -11,9 +11,9 @@ import pytest
 from forwarder_helpers import Broker, free_port
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._remote._codec import runs_from_message
-from agentevals._remote._run_mask import masked_run
-from agentevals._remote._spool import Spool
+from agentevals._engine._forward._codec import runs_from_message
+from agentevals._engine._forward._run_mask import masked_run
+from agentevals._engine._forward._spool import Spool
 from agentevals.redaction import EMAIL, mask
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)

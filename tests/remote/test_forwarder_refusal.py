@@ -158,8 +158,8 @@ def test_replay_keeps_the_runs_when_the_broker_is_down(
     rabbitmq: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # replay's default --db, agentevals.db, is made here
-    from agentevals._remote._codec import run_entry_text
-    from agentevals._remote._refusal import dead_letter_run
+    from agentevals._engine._forward._codec import run_entry_text
+    from agentevals._engine._forward._refusal import dead_letter_run
     from agentevals.cli import main
 
     dead = tmp_path / "dead.jsonl"

@@ -11,8 +11,8 @@ import pytest
 from forwarder_helpers import Broker, free_port
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._remote._codec import run_entry_text
-from agentevals._remote._spool import Spool
+from agentevals._engine._forward._codec import run_entry_text
+from agentevals._engine._forward._spool import Spool
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
 _RUNS = 2000

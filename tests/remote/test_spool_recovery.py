@@ -15,7 +15,7 @@ import pytest
 from forwarder_helpers import Broker, free_port
 
 from agentevals import Run, ScoringEngine, create_scorer
-from agentevals._remote._spool import Spool
+from agentevals._engine._forward._spool import Spool
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
 
@@ -127,7 +127,7 @@ def test_rows_of_an_owner_whose_heartbeat_stopped_are_adopted(tmp_path: Path) ->
     import sqlite3
     import time
 
-    from agentevals._remote._spool import STALE_AFTER
+    from agentevals._engine._forward._spool import STALE_AFTER
 
     path = tmp_path / "spool.db"
     with Spool(path, max_rows=10) as stuck, Spool(path, max_rows=10) as other:

@@ -26,8 +26,8 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals import ScoringEngine
-from agentevals.sinks._row import TABLE, tables
-from agentevals.sinks._schema_check import store_tables
+from agentevals._store._row import TABLE, tables
+from agentevals._store._schema_check import store_tables
 
 
 @pytest.fixture

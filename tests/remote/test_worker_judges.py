@@ -26,13 +26,13 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals._engine._config import normalize_scorers
-from agentevals._remote._codec import batch_text, run_entry_text
-from agentevals._remote._group_write import GroupWriter
-from agentevals._remote._judge_gate import JudgeCaps
-from agentevals._remote._score_message import MessageScorer
-from agentevals._remote._worker import WorkerApp
-from agentevals._remote._worker_gate import WorkerGate
-from agentevals._remote._worker_setup import WorkerConfig
+from agentevals._engine._forward._codec import batch_text, run_entry_text
+from agentevals._worker._actor import WorkerApp
+from agentevals._worker._gate import WorkerGate
+from agentevals._worker._group_write import GroupWriter
+from agentevals._worker._judge_gate import JudgeCaps
+from agentevals._worker._score_message import MessageScorer
+from agentevals._worker._setup import WorkerConfig
 from agentevals.sinks import SQLiteSink
 from agentevals.testing import ChatRequest, FakeJudgeServer
 

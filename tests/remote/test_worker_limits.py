@@ -34,10 +34,10 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 
 from agentevals import Judge, Run, create_scorer
 from agentevals._engine._config import normalize_scorers
-from agentevals._remote._codec import batch_text, run_entry_text
-from agentevals._remote._worker import WorkerApp
-from agentevals._remote._worker_gate import LimitsUnavailable
-from agentevals._remote._worker_setup import WorkerConfig
+from agentevals._engine._forward._codec import batch_text, run_entry_text
+from agentevals._worker._actor import WorkerApp
+from agentevals._worker._gate import LimitsUnavailable
+from agentevals._worker._setup import WorkerConfig
 from agentevals.engine import Breaker, ScorerEntry
 from agentevals.redaction import EMAIL, mask
 from agentevals.testing import ChatRequest, FakeJudge, FakeJudgeServer, Reply
@@ -229,7 +229,7 @@ async def test_a_model_rate_lets_a_burst_through_then_holds_every_worker_of_the_
 ) -> None:
     import redis
 
-    from agentevals._remote._judge_gate import JudgeCaps
+    from agentevals._worker._judge_gate import JudgeCaps
 
     client = redis.Redis.from_url(redis_url)
     prefix = f":{queue}"

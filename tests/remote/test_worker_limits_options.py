@@ -13,10 +13,10 @@ from worker_helpers import redis_url  # noqa: F401  (fixture)
 
 from agentevals import create_scorer
 from agentevals._engine._config import normalize_scorers
-from agentevals._limits._budget import Hold
-from agentevals._limits._shared_budget import SharedBudgetMeter
-from agentevals._remote._worker_limits import engine_limits, load_redactor, parse_budget
-from agentevals._remote._worker_setup import WorkerConfig
+from agentevals._scoring._limits._budget import Hold
+from agentevals._scoring._limits._shared_budget import SharedBudgetMeter
+from agentevals._worker._limits import engine_limits, load_redactor, parse_budget
+from agentevals._worker._setup import WorkerConfig
 from agentevals.engine import Breaker, Budget, ScorerEntry
 
 #: ``--limits`` objects for these tests.

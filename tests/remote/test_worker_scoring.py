@@ -23,10 +23,10 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 )
 
 from agentevals._engine._config import normalize_scorers
-from agentevals._remote._codec import batch_text, run_entry_text
-from agentevals._remote._worker import WorkerApp
-from agentevals._remote._worker_setup import WorkerConfig
-from agentevals._result import ScoreRecord
+from agentevals._engine._forward._codec import batch_text, run_entry_text
+from agentevals._model._result import ScoreRecord
+from agentevals._worker._actor import WorkerApp
+from agentevals._worker._setup import WorkerConfig
 from agentevals.sinks import SQLiteSink
 
 

@@ -21,7 +21,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentevals import Judge, Run, Scorer, create_scorer
-from agentevals._remote._codec import ACTOR, batch_text, run_entry_text
+from agentevals._engine._forward._codec import ACTOR, batch_text, run_entry_text
 from agentevals.steps import PromptStep
 from agentevals.testing import FakeJudge
 
@@ -142,7 +142,7 @@ def publish(url: str, queue: str, payloads: Sequence[Any]) -> None:
     """Enqueue ``payloads`` on ``queue`` as the agent side's forwarder does (one Dramatiq message each)."""
     import dramatiq
 
-    from agentevals._remote._worker_setup import make_broker
+    from agentevals._worker._setup import make_broker
 
     broker = make_broker(url)
     try:
@@ -170,7 +170,7 @@ def publish_runs(
 
 
 def delete_queue(url: str, queue: str) -> None:
-    from agentevals._remote._worker_setup import make_broker
+    from agentevals._worker._setup import make_broker
 
     broker = make_broker(url)
     try:

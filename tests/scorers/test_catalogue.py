@@ -107,7 +107,7 @@ def test_threshold_takes_an_id(tmp_path: Any, capsys: pytest.CaptureFixture[str]
 
 def test_dir_lists_only_the_new_names() -> None:
     public = {n for n in dir(agentevals.scorers) if not n.startswith("_")}
-    assert public == set(agentevals.scorers.__all__) | {"code", "llm", "trajectory"}
+    assert public == set(agentevals.scorers.__all__) | {"code", "llm", "trajectory", "utils"}
     old = {"exact_match", "includes", "levenshtein", "json_match", "regex", "factuality"}
     old |= {"create_trajectory_scorer_code", "create_context_relevance_scorer_llm"}
     assert not old & public

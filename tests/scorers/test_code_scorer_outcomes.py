@@ -10,7 +10,7 @@ import pytest
 from agentevals import Run
 from agentevals.errors import ScorerSkipped
 from agentevals.scorers._catalogue import SCORERS
-from agentevals.utils import create_agent_test_run, create_test_message
+from agentevals.scorers.utils import create_agent_test_run, create_test_message
 
 
 def _agent(*calls: dict[str, Any], text: str = "Done.") -> Run:

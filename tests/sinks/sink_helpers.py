@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pydantic import BaseModel
 
 from agentevals import Message, Run, ScoreRecord, ScoreResult, create_scorer
-from agentevals._failure import failure_record
+from agentevals._model._failure import failure_record
 from agentevals.results import JudgeCall, ScoreFailure
 
 

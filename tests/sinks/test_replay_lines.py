@@ -40,8 +40,8 @@ async def test_a_run_the_broker_refused_is_named_with_how_to_publish_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from agentevals import Run
-    from agentevals._remote._codec import run_entry_text
-    from agentevals._remote._refusal import dead_letter_run
+    from agentevals._engine._forward._codec import run_entry_text
+    from agentevals._engine._forward._refusal import dead_letter_run
 
     path = tmp_path / "dead.jsonl"
     entry = run_entry_text(Run(run_id="huge", input="q", output="a"), ["s"], entity=None)

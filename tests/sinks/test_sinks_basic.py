@@ -12,6 +12,7 @@ import pytest
 from sink_helpers import sample_records
 
 from agentevals import ScoreRecord
+from agentevals._store._row import RUN_COLUMNS, record_from_json, record_to_json, run_to_row
 from agentevals.sinks import (
     COLUMNS,
     CallbackSink,
@@ -24,7 +25,6 @@ from agentevals.sinks import (
     record_to_row,
 )
 from agentevals.sinks._retry import retried, write_once
-from agentevals.sinks._row import RUN_COLUMNS, record_from_json, record_to_json, run_to_row
 from agentevals.sinks._thread import Handoff
 
 

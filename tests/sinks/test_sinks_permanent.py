@@ -18,6 +18,7 @@ import pytest
 from sink_helpers import sample_records
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
+from agentevals._store._row import tables
 from agentevals.cli import main
 from agentevals.sinks import (
     CallbackSink,
@@ -31,7 +32,6 @@ from agentevals.sinks import (
     is_permanent,
 )
 from agentevals.sinks._retry import retried, write_once
-from agentevals.sinks._row import tables
 
 
 def _sqlite_error(message: str, code: int) -> sqlite3.Error:

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from agentevals import ScoreRecord
+from agentevals._store._bins import score_bin
+from agentevals._store._rollup import KEY
 from agentevals.results import JudgeCall, ScoreFailure, ScoreResult, ScoreSkipped
 from agentevals.sinks import PostgresSink, SQLiteSink
-from agentevals.sinks._bins import score_bin
-from agentevals.sinks._rollup import KEY
 
 _SELECT_ROWS = (
     "SELECT created_at, entity, scorer_id, source, outcome, skip_reason, error_type, score, cost_usd, "

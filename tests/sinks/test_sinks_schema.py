@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agentevals import ScoreResult
-from agentevals._store import open_store
+from agentevals._store._store import open_store
 from agentevals.sinks import PostgresSink, SinkConfigError, SQLiteSink
 
 #: How development versions laid a store out, by hand: the scores table alone, or scores and runs

@@ -14,8 +14,8 @@ import pytest
 from sink_helpers import sample_records
 
 from agentevals import ScoreRecord, ScoreResult
+from agentevals._store._row import JSON_COLUMNS, RUN_COLUMNS, sql_row
 from agentevals.sinks import COLUMNS, PostgresSink, SQLiteSink, _sqlite, record_to_row
-from agentevals.sinks._row import JSON_COLUMNS, RUN_COLUMNS, sql_row
 
 # -- SQLite -----------------------------------------------------------------------------------------
 

@@ -13,8 +13,8 @@ import pytest
 from sink_helpers import sample_records
 
 from agentevals import ScoreRecord
+from agentevals._store._row import record_id
 from agentevals.sinks import PostgresSink, SQLiteSink
-from agentevals.sinks._row import record_id
 
 
 def _rescored(records: list[ScoreRecord], tag: str) -> list[ScoreRecord]:

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from agentevals import ScoreResult
-from agentevals._sync import run_sync
+from agentevals._store._catalog_tables import DropCount, ScorerInfo
+from agentevals._support._sync import run_sync
 from agentevals.results import JudgeCall, ScoreFailure, ScoreSkipped
 from agentevals.sinks import SQLiteSink
-from agentevals.sinks._catalog_tables import DropCount, ScorerInfo
 
 CHROMIUM = "/usr/bin/chromium"
 OUTPUT = Path(__file__).parent / "output"

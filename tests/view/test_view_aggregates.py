@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from agentevals._store._bins import score_bin
 from agentevals._view import _pages, _rolled, _scorer_numbers
 from agentevals._view._app import create_app
 from agentevals._view._queries import Bucket, Filters, Reader
 from agentevals._view._thresholds import Bound
-from agentevals.sinks._bins import score_bin
 from tests.view.conftest import generated_records
 
 RANGES = [

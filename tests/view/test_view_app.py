@@ -213,7 +213,7 @@ def test_report_html_is_self_contained(generated_store: Path, tmp_path: Path) ->
 def test_postgres_shows_what_sqlite_shows(postgres: Any, tmp_path: Path) -> None:
     import psycopg
 
-    from agentevals._sync import run_sync
+    from agentevals._support._sync import run_sync
     from agentevals.sinks import PostgresSink
 
     records = generated_records(runs=300)
@@ -383,7 +383,7 @@ def test_the_view_command_serves_on_loopback(generated_store: Path) -> None:
 
 
 def test_a_jsonl_store_is_viewed(tmp_path: Path) -> None:
-    from agentevals._sync import run_sync
+    from agentevals._support._sync import run_sync
     from agentevals.sinks import JsonlSink
 
     path = tmp_path / "scores.jsonl"

@@ -15,14 +15,14 @@ import pytest
 from starlette.testclient import TestClient
 
 from agentevals import Run, ScoreResult, ScoringEngine, create_scorer
-from agentevals._sync import run_sync
+from agentevals._store._row import tables
+from agentevals._support._sync import run_sync
 from agentevals._view import _cli, _pages
 from agentevals._view._app import create_app
 from agentevals._view._queries import Filters, Reader
 from agentevals._view._report_html import write_report
 from agentevals._view._thresholds import Bound
 from agentevals.sinks import PostgresSink, SQLiteSink
-from agentevals.sinks._row import tables
 from tests.view.conftest import (
     NOW,
     REPLY,

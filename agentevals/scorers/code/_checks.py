@@ -16,15 +16,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agentevals._messages import Message
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import SkipRun, StepResults
+from agentevals._model._errors import SkipRun
+from agentevals._model._messages import Message
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import StepResults
 from agentevals.scorers._canonical import comparable
 from agentevals.scorers._run_text import assistant_text
 from agentevals.scorers._text import dice_similarity
 from agentevals.scorers.code._tool_call_accuracy import is_subsequence
-from agentevals.utils import extract_tool_calls
+from agentevals.scorers.utils import extract_tool_calls
 
 __all__ = [
     "called_tool",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import SkipRun, StepResults
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import StepResults
 from agentevals.scorers._run_text import input_text, output_text
 from agentevals.scorers._text import coverage, extract_elements, missing_elements
 

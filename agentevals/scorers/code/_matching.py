@@ -15,9 +15,10 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import SkipRun, StepResults
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import StepResults
 from agentevals.scorers._canonical import canonical_text, comparable, output_value
 from agentevals.scorers._text.bounded import bounded_distance
 

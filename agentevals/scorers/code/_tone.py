@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import StepResults
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import StepResults
 from agentevals.scorers._run_text import output_text
 from agentevals.scorers._text import comparative_sentiment, sentence_split
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import SkipRun, StepResults
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import StepResults
 from agentevals.scorers._args_match import ToolArgsMatch, match_args, resolve_tool_args_match
-from agentevals.utils import extract_tool_calls
+from agentevals.scorers.utils import extract_tool_calls
 
 _ID = "tool_call_accuracy_code"
 
@@ -89,7 +90,8 @@ def create_tool_call_accuracy_scorer_code(
     No tool call at all scores 0. The run needs input messages and a non-empty output, else the
     step fails with "Input and output messages cannot be null or empty".
 
-    >>> from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+    >>> from agentevals.scorers.utils import create_agent_test_run, create_test_message
+    >>> from agentevals.scorers.utils import create_tool_invocation
     >>> run = create_agent_test_run(
     ...     input_messages=["What is the weather like in New York today?"],
     ...     output=[create_test_message("Let me check.", role="assistant", tool_invocations=[

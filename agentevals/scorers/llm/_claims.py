@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentevals._run import Run
-from agentevals._steps import SkipRun
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
 from agentevals.scorers.llm._common import (
     NO_CONTEXT_HINT,
     numbered,

@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from agentevals._judge._judge import Judge
-from agentevals._run import Run
-from agentevals._steps import Invoker, PromptStep, SkipJudge, StepResults
-from agentevals.utils import extract_tool_results, round_to_two_decimals
+from agentevals._model._run import Run
+from agentevals._scoring._judge._judge import Judge
+from agentevals._scoring._steps import Invoker, PromptStep, SkipJudge, StepResults
+from agentevals.scorers.utils import extract_tool_results, round_to_two_decimals
 
 OptionsT = TypeVar("OptionsT")
 T = TypeVar("T")

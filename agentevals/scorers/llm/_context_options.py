@@ -6,8 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentevals._run import Run
-from agentevals._steps import Invoker, SkipRun
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._steps import Invoker
 from agentevals.scorers.llm._common import (
     NO_CONTEXT_HINT,
     check_scale,

@@ -8,10 +8,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agentevals._judge._judge import Judge
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, SkipRun
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._judge._judge import Judge
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import check_scale, make_judge, merge_options
 
 Relation = Literal["subset", "superset", "same", "conflict", "equivalent"]

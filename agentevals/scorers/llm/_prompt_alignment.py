@@ -8,10 +8,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, field_validator
 
-from agentevals._judge._judge import Judge
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, SkipRun, StepResults
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._judge._judge import Judge
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import PromptStep, StepResults
 from agentevals.scorers.llm._common import (
     check_scale,
     history_text,
@@ -22,7 +23,7 @@ from agentevals.scorers.llm._common import (
     response_text,
     scaled,
 )
-from agentevals.utils import get_combined_system_prompt
+from agentevals.scorers.utils import get_combined_system_prompt
 
 INSTRUCTIONS = (
     "You assess how well a response follows the instructions it was given: the intent, each explicit "

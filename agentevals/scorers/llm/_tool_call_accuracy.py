@@ -9,10 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agentevals._judge._judge import Judge
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import PromptStep, SkipRun, StepResults
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._judge._judge import Judge
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import PromptStep, StepResults
 from agentevals.scorers.llm._common import (
     check_scale,
     expect_count,
@@ -23,7 +24,7 @@ from agentevals.scorers.llm._common import (
     response_text,
     scaled,
 )
-from agentevals.utils import extract_tool_calls
+from agentevals.scorers.utils import extract_tool_calls
 
 INSTRUCTIONS = (
     "You judge an agent's tool selection strictly: a tool call is appropriate only when it directly "

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import StepResults
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import StepResults
 from agentevals.scorers._args_match import ToolArgsMatch, resolve_tool_args_match
 from agentevals.scorers._plain import as_dict
 from agentevals.scorers.trajectory._compare import TrajectoryComparison, compare_trajectories
@@ -30,7 +30,7 @@ from agentevals.scorers.trajectory._model import (
     expectation_from,
     trajectory_from_run,
 )
-from agentevals.utils import round_to_two_decimals
+from agentevals.scorers.utils import round_to_two_decimals
 
 DEFAULT_WEIGHTS: Mapping[str, float] = {
     "accuracy": 0.4,

@@ -30,7 +30,7 @@ from agentevals.scorers.trajectory._model import (
     Trajectory,
     TrajectoryStep,
 )
-from agentevals.utils import round_to_two_decimals
+from agentevals.scorers.utils import round_to_two_decimals
 
 _DATA_FIELDS = frozenset(DATA_FIELDS)
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from agentevals._steps import SkipRun
+from agentevals._model._errors import SkipRun
 from agentevals.scorers._args_match import json_equal
 from agentevals.scorers.trajectory._model import Trajectory, TrajectoryStep
-from agentevals.utils import round_to_two_decimals
+from agentevals.scorers.utils import round_to_two_decimals
 
 _TOOL_STEPS = ("tool_call", "mcp_tool_call")
 

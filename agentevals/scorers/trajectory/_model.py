@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agentevals._messages import Message
-from agentevals._run import Run
-from agentevals._steps import SkipRun
+from agentevals._model._errors import SkipRun
+from agentevals._model._messages import Message
+from agentevals._model._run import Run
 
 StepType = Literal[
     "tool_call",
@@ -192,7 +192,8 @@ def trajectory_from_messages(messages: list[Message]) -> Trajectory:
 def trajectory_from_run(run: Run) -> Trajectory:
     """The trajectory of ``run``: ``run.output`` as a trajectory, or extracted from its messages.
 
-    >>> from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+    >>> from agentevals.scorers.utils import create_agent_test_run, create_test_message
+    >>> from agentevals.scorers.utils import create_tool_invocation
     >>> run = create_agent_test_run(output=[create_test_message("Done.", role="assistant",
     ...     tool_invocations=[create_tool_invocation(tool_name="search", args={"q": "x"})])])
     >>> [(s.name, s.step_type, s.success) for s in trajectory_from_run(run).steps]

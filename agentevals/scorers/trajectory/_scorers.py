@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentevals._run import Run
-from agentevals._scorer import Scorer, create_scorer
-from agentevals._steps import SkipRun, StepResults
+from agentevals._model._errors import SkipRun
+from agentevals._model._run import Run
+from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._steps import StepResults
 from agentevals.scorers._args_match import ToolArgsMatch, resolve_tool_args_match
 from agentevals.scorers._plain import as_dict
 from agentevals.scorers.trajectory._compare import compare_trajectories

@@ -8,7 +8,7 @@ import pytest
 
 from agentevals import Run, ScorerError
 from agentevals.scorers import checks
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 RUN = create_agent_test_run(
     input_messages=["What's the weather in Paris?"],

@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from agentevals import Run, ScorerError
 from agentevals.scorers import create_completeness_scorer
-from agentevals.utils import create_agent_test_run, create_test_message
+from agentevals.scorers.utils import create_agent_test_run, create_test_message
 
 scorer = create_completeness_scorer()
 

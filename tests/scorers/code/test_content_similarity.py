@@ -6,7 +6,7 @@ import pytest
 
 from agentevals import ScorerError
 from agentevals.scorers import create_content_similarity_scorer
-from agentevals.utils import create_agent_test_run, create_test_message
+from agentevals.scorers.utils import create_agent_test_run, create_test_message
 
 scorer = create_content_similarity_scorer()
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agentevals import Run, Scorer, ScorerError
-from agentevals._failure import error_record
+from agentevals._model._failure import error_record
 from agentevals.errors import ScorerSkipped
 from agentevals.results import ScoreSkipped
 from agentevals.scorers import (

@@ -6,7 +6,7 @@ import pytest
 
 from agentevals import ScorerError, ScoreResult
 from agentevals.scorers import create_tone_scorer
-from agentevals.utils import create_agent_test_run, create_test_message
+from agentevals.scorers.utils import create_agent_test_run, create_test_message
 
 stability = create_tone_scorer()
 

@@ -9,7 +9,7 @@ import pytest
 
 from agentevals import Run, ScorerError, ToolInvocation
 from agentevals.scorers import create_tool_call_accuracy_scorer_code as create_code_scorer
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 INPUT = [create_test_message("What is the weather like in New York today?", role="user", id="input-1")]
 

@@ -125,8 +125,8 @@ async def test_seed_example(judge_server: FakeJudgeServer, question: str) -> Non
 
 
 async def test_failed_reason_call_keeps_its_prompt_and_judge_call(judge_server: FakeJudgeServer) -> None:
-    from agentevals._failure import failure_record
-    from agentevals._run import Run
+    from agentevals._model._failure import failure_record
+    from agentevals._model._run import Run
 
     judge_server.push(statements(1), verdicts("yes"), Reply.server_error(), Reply.server_error())
     scorer = create_answer_relevancy_scorer(judge_server.judge(max_attempts=2))

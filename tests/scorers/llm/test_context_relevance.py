@@ -8,8 +8,8 @@ import pytest
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import create_context_relevance_scorer
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 from agentevals.testing import FakeJudgeServer, Reply
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 
 def analysis(*levels: tuple[str, bool], missing: int = 0) -> dict[str, Any]:

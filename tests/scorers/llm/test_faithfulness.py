@@ -8,8 +8,8 @@ import pytest
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import create_faithfulness_scorer
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 from agentevals.testing import FakeJudgeServer, Reply
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 CONTEXT = ["The Tesla Model 3 is an electric sedan.", "It was launched in 2017."]
 

@@ -9,13 +9,13 @@ import pytest
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import create_hallucination_scorer
-from agentevals.testing import FakeJudgeServer, Reply
-from agentevals.utils import (
+from agentevals.scorers.utils import (
     create_agent_test_run,
     create_test_message,
     create_tool_invocation,
     extract_tool_results,
 )
+from agentevals.testing import FakeJudgeServer, Reply
 
 IPHONE = [
     "The first iPhone was announced on January 9, 2007.",

@@ -8,8 +8,8 @@ import pytest
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import create_prompt_alignment_scorer
+from agentevals.scorers.utils import create_agent_test_run, create_test_message
 from agentevals.testing import FakeJudgeServer
-from agentevals.utils import create_agent_test_run, create_test_message
 
 
 def alignment(intent: float, requirements: float, completeness: float, fit: float) -> dict[str, Any]:

@@ -8,8 +8,8 @@ import pytest
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import RubricCriterion, create_multi_turn_judge_scorer, create_rubric_scorer
+from agentevals.scorers.utils import create_agent_test_run, create_test_message
 from agentevals.testing import FakeJudgeServer, Reply
-from agentevals.utils import create_agent_test_run, create_test_message
 
 
 def checks(*satisfied: bool) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from langchain_core.tools import tool
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import create_tool_call_accuracy_scorer_llm
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 from agentevals.testing import FakeJudgeServer, Reply
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 TOOLS = [
     {"name": "weather-tool", "description": "Get current weather information for any location"},

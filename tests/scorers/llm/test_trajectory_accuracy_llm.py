@@ -8,8 +8,8 @@ import pytest
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import create_trajectory_accuracy_scorer_llm
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 from agentevals.testing import FakeJudgeServer, Reply
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 
 def agent_run(*names: str, expected: Any = None) -> Run:

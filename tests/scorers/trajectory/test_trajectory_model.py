@@ -14,8 +14,8 @@ from agentevals.scorers import (
     trajectory_from_run,
 )
 from agentevals.scorers.trajectory._model import expectation_from
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 from agentevals.steps import SkipRun
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 
 def test_tool_invocations_become_tool_call_steps() -> None:

@@ -6,7 +6,7 @@ from agentevals import Run, ToolInvocation
 from agentevals.scorers import create_tool_failures_scorer, create_trajectory_accuracy_scorer_code
 from agentevals.scorers.trajectory import Trajectory, compare_trajectories, trajectory_from_run
 from agentevals.scorers.trajectory._model import ExpectedStep
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 
 def _run(*invocations: ToolInvocation | dict[str, object]) -> Run:

@@ -13,7 +13,7 @@ from agentevals.scorers import (
     create_trajectory_efficiency_scorer,
     create_trajectory_scorer,
 )
-from agentevals.utils import create_agent_test_run, create_test_message, create_tool_invocation
+from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 
 
 def _steps(*names: str) -> list[dict[str, str]]:

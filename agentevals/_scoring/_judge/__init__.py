@@ -1,0 +1,1 @@
+"""The LLM judge: requests through LiteLLM, structured replies, retries, secrets and credentials."""

@@ -1,0 +1,1 @@
+"""The `agentevals worker` program: a Dramatiq actor that scores the runs agents publish."""
