@@ -25,11 +25,12 @@ SQL_HOMES = ("_store/", "_engine/_forward/_spool.py")  # the spool is its own SQ
 
 ORDER = ("_support", "_model", "_scoring", "_store", "sinks", "_engine")
 """The lower floors, bottom first: each may import only the floors below it."""
-UPPER = ("_evals", "_worker", "_view", "scorers", "testing")
+UPPER = ("_trust", "_evals", "_worker", "_view", "scorers", "testing")
 FORBIDDEN = {
     # folder: folders it may not import (each covers its sub-folders)
     **{floor: ORDER[i + 1 :] + UPPER for i, floor in enumerate(ORDER)},
     "_engine": UPPER,
+    "_trust": ("_evals", "_worker", "_view"),
     "_evals": ("_worker", "_view"),
     "_worker": ("_evals", "_view"),
 }
