@@ -215,6 +215,17 @@ def matches(
     )
 
 
+def _similarity_score(similarity: float, threshold: float | None) -> float:
+    """``similarity`` itself, or with a ``threshold`` 1 when it reaches the threshold, else 0.
+
+    >>> _similarity_score(0.7, None), _similarity_score(0.7, 0.7), _similarity_score(0.69, 0.7)
+    (0.7, 1.0, 0.0)
+    """
+    if threshold is None:
+        return similarity
+    return 1.0 if similarity >= threshold else 0.0
+
+
 def similarity(
     expected: Any,
     *,
@@ -239,12 +250,6 @@ def similarity(
             "threshold": threshold,
         }
 
-    def score(results: StepResults) -> float:
-        value: float = results.preprocess_step_result["score"]
-        if threshold is None:
-            return value
-        return 1.0 if value >= threshold else 0.0
-
     def reason(results: StepResults, score: float) -> str | None:
         found = results.preprocess_step_result
         if score == 1:
@@ -260,7 +265,7 @@ def similarity(
             type="agent",
         )
         .preprocess(preprocess)
-        .generate_score(score)
+        .generate_score(lambda results: _similarity_score(results.preprocess_step_result["score"], threshold))
         .generate_reason(reason)
     )
 

@@ -14,6 +14,27 @@ from agentevals.scorers._text._js import collapse_whitespace
 _ID = "content_similarity"
 
 
+def _processed(run: Run, ignore_case: bool, ignore_whitespace: bool) -> dict[str, Any]:
+    processed_input, processed_output = input_text(run, _ID), output_text(run, _ID)
+    if ignore_case:
+        processed_input, processed_output = processed_input.lower(), processed_output.lower()
+    if ignore_whitespace:
+        processed_input = collapse_whitespace(processed_input)
+        processed_output = collapse_whitespace(processed_output)
+    return {"processed_input": processed_input, "processed_output": processed_output}
+
+
+def _score(results: StepResults) -> float:
+    texts = results.preprocess_step_result
+    return dice_similarity(texts["processed_input"], texts["processed_output"])
+
+
+def _reason(score: float) -> str:
+    if score == 0:
+        return "The input and output texts share no character pairs (Dice similarity 0)"
+    return f"Dice similarity {score:.2f} of the input's and the output's character pairs"
+
+
 def create_content_similarity_scorer(*, ignore_case: bool = True, ignore_whitespace: bool = True) -> Scorer:
     """Score the Sørensen–Dice similarity of the input and output texts' character bigrams.
 
@@ -33,24 +54,6 @@ def create_content_similarity_scorer(*, ignore_case: bool = True, ignore_whitesp
     if not isinstance(ignore_case, bool) or not isinstance(ignore_whitespace, bool):
         raise TypeError("ignore_case and ignore_whitespace must be True or False")
 
-    def preprocess(run: Run) -> dict[str, Any]:
-        processed_input, processed_output = input_text(run, _ID), output_text(run, _ID)
-        if ignore_case:
-            processed_input, processed_output = processed_input.lower(), processed_output.lower()
-        if ignore_whitespace:
-            processed_input = collapse_whitespace(processed_input)
-            processed_output = collapse_whitespace(processed_output)
-        return {"processed_input": processed_input, "processed_output": processed_output}
-
-    def score(results: StepResults) -> float:
-        texts = results.preprocess_step_result
-        return dice_similarity(texts["processed_input"], texts["processed_output"])
-
-    def reason(score: float) -> str:
-        if score == 0:
-            return "The input and output texts share no character pairs (Dice similarity 0)"
-        return f"Dice similarity {score:.2f} of the input's and the output's character pairs"
-
     return (
         create_scorer(
             id=_ID,
@@ -58,7 +61,7 @@ def create_content_similarity_scorer(*, ignore_case: bool = True, ignore_whitesp
             description="Character-bigram (Sørensen–Dice) similarity between input and output",
             type="agent",
         )
-        .preprocess(preprocess)
-        .generate_score(score)
-        .generate_reason(reason)
+        .preprocess(lambda run: _processed(run, ignore_case, ignore_whitespace))
+        .generate_score(_score)
+        .generate_reason(_reason)
     )

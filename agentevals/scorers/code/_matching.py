@@ -18,7 +18,6 @@ from rapidfuzz.distance import Levenshtein
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import StepResults
 from agentevals.scorers._canonical import canonical_text, comparable, output_value
 from agentevals.scorers._text.bounded import bounded_distance
 
@@ -47,11 +46,6 @@ def _binary(
     explain: Callable[[dict[str, Any]], str],
 ) -> Scorer:
     """A 0/1 scorer: ``analyze``'s ``flag`` decides the score; ``explain`` gives the reason for a 0."""
-
-    def reason(results: StepResults, **_: Any) -> str | None:
-        found = results.analyze_step_result
-        return None if found[flag] else explain(found)
-
     return (
         create_scorer(id=id, description=description)
         .analyze(analyze)

@@ -13,11 +13,57 @@ from agentevals.scorers._text import comparative_sentiment, sentence_split
 _ID = "tone"
 
 
-def _stability(text: str) -> dict[str, Any]:
+def tone_stability(text: str) -> dict[str, Any]:
+    """``score`` ``max(0, 1 - variance)`` of the sentences' sentiments, with ``avg_sentiment`` and
+    ``sentiment_variance``.
+
+    >>> tone_stability("I love it. I hate it.")["score"]  # sentiments 1 and -1: variance 1
+    0.0
+    """
     sentiments = [comparative_sentiment(sentence) for sentence in sentence_split(text)]
     average = sum(sentiments) / len(sentiments)
     variance = sum((s - average) ** 2 for s in sentiments) / len(sentiments)
     return {"score": max(0.0, 1 - variance), "avg_sentiment": average, "sentiment_variance": variance}
+
+
+def tone_closeness(response: float, reference: float) -> dict[str, Any]:
+    """``score`` ``max(0, 1 - |response - reference|)`` of two sentiments, with the ``difference``.
+
+    >>> tone_closeness(0.5, -0.25)
+    {'score': 0.25, 'response_sentiment': 0.5, 'reference_sentiment': -0.25, 'difference': 0.75}
+    """
+    difference = abs(response - reference)
+    return {
+        "score": max(0.0, 1 - difference),
+        "response_sentiment": response,
+        "reference_sentiment": reference,
+        "difference": difference,
+    }
+
+
+def _tone(run: Run, reference: float | None) -> dict[str, Any]:
+    text = output_text(run, _ID)
+    return (
+        tone_stability(text) if reference is None else tone_closeness(comparative_sentiment(text), reference)
+    )
+
+
+def _score(results: StepResults) -> float:
+    value: float = results.preprocess_step_result["score"]
+    return value
+
+
+def _reason(results: StepResults) -> str:
+    found = results.preprocess_step_result
+    if "difference" not in found:
+        return (
+            f"Sentiment variance {found['sentiment_variance']:.2f} across the output's sentences "
+            f"(average sentiment {found['avg_sentiment']:.2f})"
+        )
+    return (
+        f"Output sentiment {found['response_sentiment']:.2f}, reference tone "
+        f"{found['reference_sentiment']:.2f}: a difference of {found['difference']:.2f}"
+    )
 
 
 def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
@@ -41,35 +87,6 @@ def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
         raise ValueError("reference_tone must be a non-empty string, or None to score tone stability")
     reference = None if reference_tone is None else comparative_sentiment(reference_tone)
 
-    def preprocess(run: Run) -> dict[str, Any]:
-        text = output_text(run, _ID)
-        if reference is None:
-            return _stability(text)
-        response = comparative_sentiment(text)
-        difference = abs(response - reference)
-        return {
-            "score": max(0.0, 1 - difference),
-            "response_sentiment": response,
-            "reference_sentiment": reference,
-            "difference": difference,
-        }
-
-    def score(results: StepResults) -> float:
-        value: float = results.preprocess_step_result["score"]
-        return value
-
-    def reason(results: StepResults) -> str:
-        found = results.preprocess_step_result
-        if reference is None:
-            return (
-                f"Sentiment variance {found['sentiment_variance']:.2f} across the output's sentences "
-                f"(average sentiment {found['avg_sentiment']:.2f})"
-            )
-        return (
-            f"Output sentiment {found['response_sentiment']:.2f}, reference tone "
-            f"{found['reference_sentiment']:.2f}: a difference of {found['difference']:.2f}"
-        )
-
     mode = "closeness to a reference tone" if reference_tone is not None else "stability across sentences"
     return (
         create_scorer(
@@ -78,7 +95,7 @@ def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
             description=f"Sentiment of the output: {mode}",
             type="agent",
         )
-        .preprocess(preprocess)
-        .generate_score(score)
-        .generate_reason(reason)
+        .preprocess(lambda run: _tone(run, reference))
+        .generate_score(_score)
+        .generate_reason(_reason)
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentevals._model._errors import SkipRun
@@ -64,6 +64,116 @@ def _validated_args(expected_args: Any, tools: set[str]) -> dict[str, Mapping[st
     return dict(expected_args)
 
 
+Call = tuple[str, Mapping[str, Any]]
+"""A tool call as ``(tool name, arguments)``."""
+CallMatcher = Callable[[Call, str], bool]
+"""Whether a call matches an expected tool name (and the arguments expected for it)."""
+
+
+def called_expected_tool(calls: Sequence[Call], tool: str, strict_mode: bool, matches: CallMatcher) -> bool:
+    """Whether a call matches ``tool`` (with ``strict_mode``: it is the only call).
+
+    >>> same_name = lambda call, name: call[0] == name
+    >>> called_expected_tool([("search", {}), ("answer", {})], "search", False, same_name)
+    True
+    >>> called_expected_tool([("search", {}), ("answer", {})], "search", True, same_name)
+    False
+    """
+    hits = [c for c in calls if matches(c, tool)]
+    return len(calls) == 1 and len(hits) == 1 if strict_mode else bool(hits)
+
+
+def called_in_order(
+    calls: Sequence[Call], order: Sequence[str], strict_mode: bool, matches: CallMatcher
+) -> bool:
+    """Whether the calls follow ``order``: as a subsequence, or (``strict_mode``) exactly.
+
+    >>> same_name = lambda call, name: call[0] == name
+    >>> calls = [("search", {}), ("log", {}), ("answer", {})]
+    >>> called_in_order(calls, ["search", "answer"], False, same_name)
+    True
+    >>> called_in_order(calls, ["search", "answer"], True, same_name)
+    False
+    """
+    if strict_mode:
+        return len(calls) == len(order) and all(map(matches, calls, order))
+    return is_subsequence(calls, order, matches)
+
+
+def tool_call_accuracy_code_score(
+    has_tool_calls: bool, correct_tool_called: bool, correct_order_called: bool | None
+) -> float:
+    """1 when tools were called and the order (when one is expected, else the single tool) is right.
+
+    >>> tool_call_accuracy_code_score(True, False, True), tool_call_accuracy_code_score(True, True, None)
+    (1.0, 1.0)
+    >>> tool_call_accuracy_code_score(False, True, None)
+    0.0
+    """
+    if not has_tool_calls:
+        return 0.0
+    if correct_order_called is not None:
+        return 1.0 if correct_order_called else 0.0
+    return 1.0 if correct_tool_called else 0.0
+
+
+def _check_calls(
+    run: Run,
+    tool: str | None,
+    order: list[str] | None,
+    strict_mode: bool,
+    expected: Mapping[str, Mapping[str, Any]] | None,
+    matches: CallMatcher,
+) -> dict[str, Any]:
+    if not run.input_messages or run.output is None or run.output == [] or run.output == "":
+        raise SkipRun(
+            "Input and output messages cannot be null or empty",
+            reason="no_input" if not run.input_messages else "no_output",
+        )
+    tools, infos = extract_tool_calls(run.output)
+    messages = run.output_messages
+    calls = [
+        (i.tool_name, messages[i.message_index].tool_invocations[i.invocation_index].args) for i in infos
+    ]
+    mismatches = [
+        {"tool_name": name, "tool_call_id": info.tool_call_id, "args": args}
+        for (name, args), info in zip(calls, infos, strict=True)
+        if expected and name in expected and not matches((name, args), name)
+    ]
+    return {
+        "expected_tool": tool,
+        "actual_tools": tools,
+        "strict_mode": strict_mode,
+        "expected_tool_order": order,
+        "has_tool_calls": bool(tools),
+        "correct_tool_called": tool is not None and called_expected_tool(calls, tool, strict_mode, matches),
+        "correct_order_called": None
+        if order is None
+        else called_in_order(calls, order, strict_mode, matches),
+        "tool_call_infos": [info._asdict() for info in infos],
+        "expected_args": expected,
+        "args_mismatches": mismatches,
+    }
+
+
+def _score(results: StepResults) -> float:
+    found = results.preprocess_step_result
+    return tool_call_accuracy_code_score(
+        found["has_tool_calls"], found["correct_tool_called"], found["correct_order_called"]
+    )
+
+
+def _reason(found: Mapping[str, Any], score: float) -> str:
+    order, strictness = found["expected_tool_order"], " (strict)" if found["strict_mode"] else ""
+    called = ", ".join(found["actual_tools"]) or "no tools"
+    target = f"the order [{', '.join(order)}]" if order is not None else f"'{found['expected_tool']}'"
+    text = f"Called {called}; expected {target}{strictness}: {'match' if score == 1 else 'no match'}."
+    if found["args_mismatches"]:
+        wrong = ", ".join(sorted({m["tool_name"] for m in found["args_mismatches"]}))
+        text += f" Arguments did not match for: {wrong}."
+    return text
+
+
 def create_tool_call_accuracy_scorer_code(
     *,
     expected_tool: str | None = None,
@@ -109,69 +219,11 @@ def create_tool_call_accuracy_scorer_code(
     expected = _validated_args(expected_args, {t for t in (tool, *(order or ())) if t})
     mode = resolve_tool_args_match(tool_args_match)
 
-    def call_matches(call: tuple[str, Mapping[str, Any]], name: str) -> bool:
+    def call_matches(call: Call, name: str) -> bool:
         if call[0] != name:
             return False
         wanted = expected.get(name) if expected else None
         return wanted is None or match_args(wanted, call[1], mode)
-
-    def preprocess(run: Run) -> dict[str, Any]:
-        if not run.input_messages or run.output is None or run.output == [] or run.output == "":
-            raise SkipRun(
-                "Input and output messages cannot be null or empty",
-                reason="no_input" if not run.input_messages else "no_output",
-            )
-        tools, infos = extract_tool_calls(run.output)
-        messages = run.output_messages
-        calls = [
-            (i.tool_name, messages[i.message_index].tool_invocations[i.invocation_index].args) for i in infos
-        ]
-        correct_tool = False
-        if tool is not None:
-            hits = [c for c in calls if call_matches(c, tool)]
-            correct_tool = len(calls) == 1 and len(hits) == 1 if strict_mode else bool(hits)
-        correct_order = None
-        if order is not None:
-            if strict_mode:
-                correct_order = len(calls) == len(order) and all(map(call_matches, calls, order))
-            else:
-                correct_order = is_subsequence(calls, order, call_matches)
-        mismatches = [
-            {"tool_name": name, "tool_call_id": info.tool_call_id, "args": args}
-            for (name, args), info in zip(calls, infos, strict=True)
-            if expected and name in expected and not call_matches((name, args), name)
-        ]
-        return {
-            "expected_tool": tool,
-            "actual_tools": tools,
-            "strict_mode": strict_mode,
-            "expected_tool_order": order,
-            "has_tool_calls": bool(tools),
-            "correct_tool_called": correct_tool,
-            "correct_order_called": correct_order,
-            "tool_call_infos": [info._asdict() for info in infos],
-            "expected_args": expected,
-            "args_mismatches": mismatches,
-        }
-
-    def score(results: StepResults) -> float:
-        found = results.preprocess_step_result
-        if not found["has_tool_calls"]:
-            return 0.0
-        if order is not None:
-            return 1.0 if found["correct_order_called"] else 0.0
-        return 1.0 if found["correct_tool_called"] else 0.0
-
-    def reason(results: StepResults, score: float) -> str:
-        found = results.preprocess_step_result
-        called = ", ".join(found["actual_tools"]) or "no tools"
-        target = f"the order [{', '.join(order)}]" if order is not None else f"'{tool}'"
-        strictness = " (strict)" if strict_mode else ""
-        text = f"Called {called}; expected {target}{strictness}: {'match' if score == 1 else 'no match'}."
-        if found["args_mismatches"]:
-            wrong = ", ".join(sorted({m["tool_name"] for m in found["args_mismatches"]}))
-            text += f" Arguments did not match for: {wrong}."
-        return text
 
     description = (
         f"Whether the agent called tools in the order [{', '.join(order)}]"
@@ -180,7 +232,7 @@ def create_tool_call_accuracy_scorer_code(
     )
     return (
         create_scorer(id=_ID, name="Tool Call Accuracy Scorer", description=description, type="agent")
-        .preprocess(preprocess)
-        .generate_score(score)
-        .generate_reason(reason)
+        .preprocess(lambda run: _check_calls(run, tool, order, strict_mode, expected, call_matches))
+        .generate_score(_score)
+        .generate_reason(lambda results, score: _reason(results.preprocess_step_result, score))
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -10,19 +10,16 @@ from pydantic import BaseModel
 
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
-from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals.scorers.llm._claim_verdicts import build_claim_verdict_scorer, verdict_share
 from agentevals.scorers.llm._common import (
     check_number,
     check_scale,
-    expect_count,
-    make_judge,
     merge_options,
     numbered,
     query_text,
-    reason_step,
     response_text,
-    scaled,
 )
 
 INSTRUCTIONS = (
@@ -88,6 +85,36 @@ Return {{"results": [{{"statement", "result", "reason"}}, ...]}} with exactly on
 the same order ({len(statements)} entries)."""
 
 
+def answer_relevancy_score(
+    statements: Sequence[str], verdicts: Sequence[RelevancyVerdict], uncertainty_weight: float, scale: float
+) -> float:
+    """``(yes + uncertainty_weight × unsure) / statements × scale``; no statements score 0.
+
+    Fewer verdicts than statements is a ``ValueError``.
+
+    >>> yes, unsure, no = (
+    ...     RelevancyVerdict(statement="s", result=r, reason="") for r in ("yes", "unsure", "no"))
+    >>> answer_relevancy_score(["s1", "s2", "s3", "s4"], [yes, unsure, no, yes], 0.5, 10)
+    6.25
+    """
+    labels = [v.result for v in verdicts]
+    credit = {"yes": 1.0, "unsure": uncertainty_weight, "no": 0.0}
+    return verdict_share(statements, labels, credit, scale, per="statements")
+
+
+def _reason_prompt(
+    question: str, answer: str, verdicts: Sequence[RelevancyVerdict], score: float, scale: float
+) -> str:
+    lines = [f"- [{v.result}] {v.statement}: {v.reason}" for v in verdicts]
+    return f"""Explain in two or three sentences why the answer's relevancy score is {score} (out of \
+{scale}). Start with "The score is {score} because".
+
+Question: {question}
+Answer: {answer}
+Verdicts per statement:
+{chr(10).join(lines)}"""
+
+
 def create_answer_relevancy_scorer(
     model: str | Judge,
     options: AnswerRelevancyOptions | Mapping[str, Any] | None = None,
@@ -103,44 +130,22 @@ def create_answer_relevancy_scorer(
     'answer_relevancy'
     """
     opts = merge_options(AnswerRelevancyOptions, options, option_kwargs)
-    judge = make_judge(model, INSTRUCTIONS)
-
-    def score(results: StepResults) -> float:
-        statements = results.preprocess_step_result.statements
-        verdicts = expect_count(
-            results.analyze_step_result.results, len(statements), what="verdicts", per="statements"
-        )
-        if not statements:
-            return 0.0
-        credit = {"yes": 1.0, "unsure": opts.uncertainty_weight, "no": 0.0}
-        return scaled(sum(credit[v.result] for v in verdicts) / len(statements), opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        lines = [f"- [{v.result}] {v.statement}: {v.reason}" for v in results.analyze_step_result.results]
-        return f"""Explain in two or three sentences why the answer's relevancy score is {score} (out of \
-{opts.scale}). Start with "The score is {score} because".
-
-Question: {query_text(run)}
-Answer: {response_text(run)}
-Verdicts per statement:
-{chr(10).join(lines)}"""
-
-    def fixed(run: Run, results: StepResults, score: float) -> str | None:
-        if results.preprocess_step_result.statements:
-            return None
-        return f"The score is {score} because the answer contains no statements to judge."
-
-    return (
-        create_scorer(
-            id="answer_relevancy",
-            name="Answer Relevancy",
-            description="How well the answer addresses the question",
-            judge=judge,
-            score_range=(0, opts.scale),
-            type="agent",
-        )
-        .preprocess(PromptStep("Split the answer into statements", _statements_prompt, Statements))
-        .analyze(PromptStep("Judge each statement's relevance", _verdicts_prompt, RelevancyVerdicts))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt, fixed))
+    return build_claim_verdict_scorer(
+        id="answer_relevancy",
+        name="Answer Relevancy",
+        description="How well the answer addresses the question",
+        model=model,
+        instructions=INSTRUCTIONS,
+        scale=opts.scale,
+        extract=PromptStep("Split the answer into statements", _statements_prompt, Statements),
+        check=PromptStep("Judge each statement's relevance", _verdicts_prompt, RelevancyVerdicts),
+        items=lambda run, results: results.preprocess_step_result.statements,
+        verdicts=lambda results: results.analyze_step_result.results,
+        formula=lambda statements, verdicts, scale: answer_relevancy_score(
+            statements, verdicts, opts.uncertainty_weight, scale
+        ),
+        reason_prompt=lambda run, results, score: _reason_prompt(
+            query_text(run), response_text(run), results.analyze_step_result.results, score, opts.scale
+        ),
+        nothing_to_judge="the answer contains no statements to judge.",
     )

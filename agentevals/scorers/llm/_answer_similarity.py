@@ -86,6 +86,88 @@ def _ground_truth(run: Run) -> str:
     return "" if run.ground_truth is None else as_text(run.ground_truth).strip()
 
 
+def _units_prompt(run: Run, require_ground_truth: bool) -> str:
+    truth = _ground_truth(run)
+    if not truth and require_ground_truth:
+        raise SkipRun(
+            "answer similarity needs run.ground_truth (the expected answer); add it to the run or "
+            "dataset item, or pass require_ground_truth=False to score such runs 0",
+            reason="no_ground_truth",
+        )
+    return f"""Break each text into its semantic units: the separate facts, claims, numbers and
+names it states, one short standalone sentence each. Empty text gives an empty list.
+
+Answer (output):
+{response_text(run) or "(empty)"}
+
+Reference answer (ground truth):
+{truth or "(none)"}
+
+Return {{"output_units": [...], "ground_truth_units": [...]}}."""
+
+
+def answer_similarity_score(
+    units: SemanticUnits, analysis: SimilarityAnalysis, options: AnswerSimilarityOptions
+) -> float:
+    """The similarity formula of :func:`create_answer_similarity_scorer`, in [0, ``options.scale``].
+
+    No reference units score 0; fewer matches than reference units is a ``ValueError``.
+
+    >>> units = SemanticUnits(output_units=["a"], ground_truth_units=["a", "b"])
+    >>> exact = UnitMatch(ground_truth_unit="a", output_unit="a", match_type="exact", explanation="")
+    >>> missing = UnitMatch(ground_truth_unit="b", output_unit=None, match_type="missing", explanation="")
+    >>> analysis = SimilarityAnalysis(matches=[exact, missing], extra_in_output=[], contradictions=[])
+    >>> answer_similarity_score(units, analysis, AnswerSimilarityOptions())  # (1.2 - 0.15) / (2 × 1.2)
+    0.44
+    """
+    matches = expect_count(
+        analysis.matches, len(units.ground_truth_units), what="matches", per="reference units"
+    )
+    if not matches:
+        return 0.0
+    credit = {
+        "exact": 1.0 + options.exact_match_bonus,
+        "semantic": options.semantic_threshold,
+        "partial": options.semantic_threshold * 0.5,
+        "missing": -options.missing_penalty,
+    }
+    value = sum(credit[m.match_type] for m in matches)
+    value /= len(matches) * (1.0 + options.exact_match_bonus)
+    value -= len(analysis.contradictions) * options.contradiction_penalty
+    value -= min(len(analysis.extra_in_output) * options.extra_info_penalty, EXTRA_INFO_CAP)
+    return scaled(min(max(value, 0.0), 1.0), options.scale)
+
+
+def _analysis_prompt(units: SemanticUnits) -> str:
+    return f"""For each reference unit, find how the answer covers it:
+- "exact": the answer states the same thing in (nearly) the same words;
+- "semantic": the answer states the same meaning in other words;
+- "partial": the answer states part of it;
+- "missing": the answer does not state it (output_unit null).
+Also list answer units absent from the reference (extra_in_output) and every answer unit that
+contradicts a reference unit (contradictions).
+
+Reference units:
+{numbered(units.ground_truth_units)}
+
+Answer units:
+{numbered(units.output_units)}
+
+Return {{"matches": [{{"ground_truth_unit", "output_unit", "match_type", "explanation"}}], \
+"extra_in_output": [...], "contradictions": [{{"output_unit", "ground_truth_unit", "explanation"}}]}} with
+exactly one match per reference unit, in order ({len(units.ground_truth_units)} matches)."""
+
+
+def _reason_prompt(run: Run, analysis: SimilarityAnalysis, score: float, scale: float) -> str:
+    return f"""Explain in two or three sentences why the answer scored {score} (out of {scale}) for
+similarity to the reference, and what would make it match better.
+
+Question: {query_text(run)}
+Answer: {response_text(run)}
+Reference: {_ground_truth(run)}
+Analysis: {analysis.model_dump_json()}"""
+
+
 def create_answer_similarity_scorer(
     model: str | Judge,
     options: AnswerSimilarityOptions | Mapping[str, Any] | None = None,
@@ -106,76 +188,10 @@ def create_answer_similarity_scorer(
     opts = merge_options(AnswerSimilarityOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
 
-    def units_prompt(run: Run) -> str:
-        truth = _ground_truth(run)
-        if not truth and opts.require_ground_truth:
-            raise SkipRun(
-                "answer similarity needs run.ground_truth (the expected answer); add it to the run or "
-                "dataset item, or pass require_ground_truth=False to score such runs 0",
-                reason="no_ground_truth",
-            )
-        return f"""Break each text into its semantic units: the separate facts, claims, numbers and
-names it states, one short standalone sentence each. Empty text gives an empty list.
-
-Answer (output):
-{response_text(run) or "(empty)"}
-
-Reference answer (ground truth):
-{truth or "(none)"}
-
-Return {{"output_units": [...], "ground_truth_units": [...]}}."""
-
-    def analysis_prompt(run: Run, results: StepResults) -> str:
-        units: SemanticUnits = results.preprocess_step_result
-        return f"""For each reference unit, find how the answer covers it:
-- "exact": the answer states the same thing in (nearly) the same words;
-- "semantic": the answer states the same meaning in other words;
-- "partial": the answer states part of it;
-- "missing": the answer does not state it (output_unit null).
-Also list answer units absent from the reference (extra_in_output) and every answer unit that
-contradicts a reference unit (contradictions).
-
-Reference units:
-{numbered(units.ground_truth_units)}
-
-Answer units:
-{numbered(units.output_units)}
-
-Return {{"matches": [{{"ground_truth_unit", "output_unit", "match_type", "explanation"}}], \
-"extra_in_output": [...], "contradictions": [{{"output_unit", "ground_truth_unit", "explanation"}}]}} with
-exactly one match per reference unit, in order ({len(units.ground_truth_units)} matches)."""
-
     def score(run: Run, results: StepResults) -> float:
         if not _ground_truth(run):
             return 0.0
-        units: SemanticUnits = results.preprocess_step_result
-        analysis: SimilarityAnalysis = results.analyze_step_result
-        matches = expect_count(
-            analysis.matches, len(units.ground_truth_units), what="matches", per="reference units"
-        )
-        if not matches:
-            return 0.0
-        credit = {
-            "exact": 1.0 + opts.exact_match_bonus,
-            "semantic": opts.semantic_threshold,
-            "partial": opts.semantic_threshold * 0.5,
-            "missing": -opts.missing_penalty,
-        }
-        value = sum(credit[m.match_type] for m in matches)
-        value /= len(matches) * (1.0 + opts.exact_match_bonus)
-        value -= len(analysis.contradictions) * opts.contradiction_penalty
-        value -= min(len(analysis.extra_in_output) * opts.extra_info_penalty, EXTRA_INFO_CAP)
-        return scaled(min(max(value, 0.0), 1.0), opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        analysis: SimilarityAnalysis = results.analyze_step_result
-        return f"""Explain in two or three sentences why the answer scored {score} (out of {opts.scale}) for
-similarity to the reference, and what would make it match better.
-
-Question: {query_text(run)}
-Answer: {response_text(run)}
-Reference: {_ground_truth(run)}
-Analysis: {analysis.model_dump_json()}"""
+        return answer_similarity_score(results.preprocess_step_result, results.analyze_step_result, opts)
 
     def fixed(run: Run, results: StepResults, score: float) -> str | None:
         return None if _ground_truth(run) else NO_GROUND_TRUTH
@@ -189,8 +205,28 @@ Analysis: {analysis.model_dump_json()}"""
             score_range=(0, opts.scale),
             type="agent",
         )
-        .preprocess(PromptStep("Extract semantic units of answer and reference", units_prompt, SemanticUnits))
-        .analyze(PromptStep("Match reference units against the answer", analysis_prompt, SimilarityAnalysis))
+        .preprocess(
+            PromptStep(
+                "Extract semantic units of answer and reference",
+                lambda run: _units_prompt(run, opts.require_ground_truth),
+                SemanticUnits,
+            )
+        )
+        .analyze(
+            PromptStep(
+                "Match reference units against the answer",
+                lambda results: _analysis_prompt(results.preprocess_step_result),
+                SimilarityAnalysis,
+            )
+        )
         .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt, fixed))
+        .generate_reason(
+            reason_step(
+                judge,
+                lambda run, results, score: _reason_prompt(
+                    run, results.analyze_step_result, score, opts.scale
+                ),
+                fixed,
+            )
+        )
     )

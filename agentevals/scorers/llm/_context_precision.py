@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -10,15 +10,14 @@ from pydantic import BaseModel
 
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
-from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals._scoring._scorer import Scorer
+from agentevals._scoring._steps import PromptStep
+from agentevals.scorers.llm._claim_verdicts import build_claim_verdict_scorer
 from agentevals.scorers.llm._common import (
     as_text,
     expect_count,
-    make_judge,
     merge_options,
     query_text,
-    reason_step,
     response_text,
     scaled,
 )
@@ -59,6 +58,62 @@ def mean_average_precision(relevant: list[bool]) -> float:
     return total / hits if hits else 0.0
 
 
+def context_precision_score(
+    context: Sequence[str], verdicts: Sequence[PrecisionVerdict], scale: float
+) -> float:
+    """Mean average precision of the pieces ranked by ``context_index``, × ``scale``.
+
+    The verdicts' indices must be 0..len(context) - 1, each once (``ValueError`` otherwise; fewer
+    verdicts than pieces too, extra ones are ignored).
+
+    >>> yes, no = (PrecisionVerdict(context_index=0, verdict=v, reason="") for v in ("yes", "no"))
+    >>> ranked = [v.model_copy(update={"context_index": i}) for i, v in enumerate([no, yes, yes])]
+    >>> context_precision_score(["a", "b", "c"], ranked, 1)
+    0.58
+    """
+    counted = expect_count(verdicts, len(context), what="verdicts", per="context pieces")
+    indices = sorted(v.context_index for v in counted)
+    if indices != list(range(len(context))):
+        raise ValueError(
+            f"the judge's context_index values {indices} must be 0..{len(context) - 1}, each once"
+        )
+    ranked = sorted(counted, key=lambda v: v.context_index)
+    return scaled(mean_average_precision([v.verdict == "yes" for v in ranked]), scale)
+
+
+def _expected_answer(run: Run) -> str:
+    return as_text(run.ground_truth) if run.ground_truth is not None else response_text(run)
+
+
+def _verdicts_prompt(run: Run, context: Sequence[str]) -> str:
+    pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
+    return f"""For each context piece, decide whether it is useful for producing the expected answer
+to the question ("yes") or not ("no").
+
+Question:
+{query_text(run)}
+
+Expected answer:
+{_expected_answer(run) or "(empty)"}
+
+Context pieces (index in brackets):
+{pieces}
+
+Return {{"verdicts": [{{"context_index", "verdict", "reason"}}, ...]}} with exactly one verdict per piece,
+indices 0 to {len(context) - 1}."""
+
+
+def _reason_prompt(question: str, verdicts: Sequence[PrecisionVerdict], score: float, scale: float) -> str:
+    lines = [f"- [{v.context_index}] {v.verdict}: {v.reason}" for v in verdicts]
+    return f"""Explain in two or three sentences why the context precision score is {score} (out of
+{scale}). The score is the mean average precision: relevant pieces ranked early raise it. Say which
+pieces were relevant and how their positions affected the score.
+
+Question: {question}
+Verdicts per context piece:
+{chr(10).join(lines)}"""
+
+
 def create_context_precision_scorer(
     model: str | Judge,
     options: ContextPrecisionOptions | Mapping[str, Any] | None = None,
@@ -77,74 +132,29 @@ def create_context_precision_scorer(
     'context_precision'
     """
     opts = merge_options(ContextPrecisionOptions, options, option_kwargs)
-    judge = make_judge(model, INSTRUCTIONS)
     extractor = opts.extractor()
 
     async def resolve(run: Run) -> dict[str, list[str]]:
         """Resolve the context once (``get_context`` may query a vector store) and keep it on the result."""
         return {"context": await required_context(run, opts, extractor, "context precision")}
 
-    def context_of(results: StepResults) -> list[str]:
-        context: list[str] = results.preprocess_step_result["context"]
-        return context
-
-    def expected_answer(run: Run) -> str:
-        return as_text(run.ground_truth) if run.ground_truth is not None else response_text(run)
-
-    def verdicts_prompt(run: Run, results: StepResults) -> str:
-        context = context_of(results)
-        pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
-        return f"""For each context piece, decide whether it is useful for producing the expected answer
-to the question ("yes") or not ("no").
-
-Question:
-{query_text(run)}
-
-Expected answer:
-{expected_answer(run) or "(empty)"}
-
-Context pieces (index in brackets):
-{pieces}
-
-Return {{"verdicts": [{{"context_index", "verdict", "reason"}}, ...]}} with exactly one verdict per piece,
-indices 0 to {len(context) - 1}."""
-
-    def score(results: StepResults) -> float:
-        context = context_of(results)
-        verdicts = expect_count(
-            results.analyze_step_result.verdicts, len(context), what="verdicts", per="context pieces"
-        )
-        indices = sorted(v.context_index for v in verdicts)
-        if indices != list(range(len(context))):
-            raise ValueError(
-                f"the judge's context_index values {indices} must be 0..{len(context) - 1}, each once"
-            )
-        ranked = sorted(verdicts, key=lambda v: v.context_index)
-        return scaled(mean_average_precision([v.verdict == "yes" for v in ranked]), opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        lines = [
-            f"- [{v.context_index}] {v.verdict}: {v.reason}" for v in results.analyze_step_result.verdicts
-        ]
-        return f"""Explain in two or three sentences why the context precision score is {score} (out of
-{opts.scale}). The score is the mean average precision: relevant pieces ranked early raise it. Say which
-pieces were relevant and how their positions affected the score.
-
-Question: {query_text(run)}
-Verdicts per context piece:
-{chr(10).join(lines)}"""
-
-    return (
-        create_scorer(
-            id="context_precision",
-            name="Context Precision",
-            description="Whether relevant context is ranked first (mean average precision)",
-            judge=judge,
-            score_range=(0, opts.scale),
-            type="agent",
-        )
-        .preprocess(resolve)
-        .analyze(PromptStep("Judge each context piece's relevance", verdicts_prompt, PrecisionVerdicts))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt))
+    return build_claim_verdict_scorer(
+        id="context_precision",
+        name="Context Precision",
+        description="Whether relevant context is ranked first (mean average precision)",
+        model=model,
+        instructions=INSTRUCTIONS,
+        scale=opts.scale,
+        extract=resolve,
+        check=PromptStep(
+            "Judge each context piece's relevance",
+            lambda run, results: _verdicts_prompt(run, results.preprocess_step_result["context"]),
+            PrecisionVerdicts,
+        ),
+        items=lambda run, results: results.preprocess_step_result["context"],
+        verdicts=lambda results: results.analyze_step_result.verdicts,
+        formula=context_precision_score,
+        reason_prompt=lambda run, results, score: _reason_prompt(
+            query_text(run), results.analyze_step_result.verdicts, score, opts.scale
+        ),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -11,19 +11,10 @@ from pydantic import BaseModel
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
-from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
-from agentevals.scorers.llm._common import (
-    Claims,
-    as_text,
-    expect_count,
-    make_judge,
-    merge_options,
-    numbered,
-    query_text,
-    reason_step,
-    scaled,
-)
+from agentevals.scorers.llm._claim_verdicts import YES_COUNTS, build_claim_verdict_scorer, verdict_share
+from agentevals.scorers.llm._common import Claims, as_text, merge_options, numbered, query_text
 from agentevals.scorers.llm._context_options import ContextOptions, required_context
 
 INSTRUCTIONS = (
@@ -68,6 +59,41 @@ Reference answer:
 Return {{"claims": [...]}}."""
 
 
+def _verdicts_prompt(context: Sequence[str], claims: Sequence[str]) -> str:
+    return f"""For each claim, decide whether the context supports it ("yes") or not ("no").
+
+Context:
+{numbered(context)}
+
+Claims:
+{numbered(claims)}
+
+Return {{"verdicts": [{{"claim", "verdict", "reason"}}, ...]}} with exactly one verdict per claim, in
+order ({len(claims)} verdicts)."""
+
+
+def context_recall_score(claims: Sequence[str], verdicts: Sequence[RecallVerdict], scale: float) -> float:
+    """Share of the reference answer's claims the context supports ("yes"), × ``scale``.
+
+    No claims score 0; fewer verdicts than claims is a ``ValueError``.
+
+    >>> yes, no = (RecallVerdict(claim="c", verdict=v, reason="") for v in ("yes", "no"))
+    >>> context_recall_score(["c1", "c2", "c3"], [yes, yes, no], 1)
+    0.67
+    """
+    return verdict_share(claims, [v.verdict for v in verdicts], YES_COUNTS, scale)
+
+
+def _reason_prompt(question: str, verdicts: Sequence[RecallVerdict], score: float, scale: float) -> str:
+    lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in verdicts]
+    return f"""Explain in two or three sentences why the context recall score is {score} (out of
+{scale}), naming reference claims the context does not cover.
+
+Question: {question}
+Verdicts ("yes" = the context supports the claim):
+{chr(10).join(lines)}"""
+
+
 def create_context_recall_scorer(
     model: str | Judge,
     options: ContextRecallOptions | Mapping[str, Any] | None = None,
@@ -83,55 +109,26 @@ def create_context_recall_scorer(
     'context_recall'
     """
     opts = merge_options(ContextRecallOptions, options, option_kwargs)
-    judge = make_judge(model, INSTRUCTIONS)
     extractor = opts.extractor()
 
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
         context = await required_context(run, opts, extractor, "context recall")
-        claims = results.preprocess_step_result.claims
-        return f"""For each claim, decide whether the context supports it ("yes") or not ("no").
+        return _verdicts_prompt(context, results.preprocess_step_result.claims)
 
-Context:
-{numbered(context)}
-
-Claims:
-{numbered(claims)}
-
-Return {{"verdicts": [{{"claim", "verdict", "reason"}}, ...]}} with exactly one verdict per claim, in
-order ({len(claims)} verdicts)."""
-
-    def score(results: StepResults) -> float:
-        claims, verdicts = results.preprocess_step_result.claims, results.analyze_step_result.verdicts
-        verdicts = expect_count(verdicts, len(claims), what="verdicts", per="claims")
-        if not claims:
-            return 0.0
-        return scaled(sum(v.verdict == "yes" for v in verdicts) / len(claims), opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in results.analyze_step_result.verdicts]
-        return f"""Explain in two or three sentences why the context recall score is {score} (out of
-{opts.scale}), naming reference claims the context does not cover.
-
-Question: {query_text(run)}
-Verdicts ("yes" = the context supports the claim):
-{chr(10).join(lines)}"""
-
-    def fixed(run: Run, results: StepResults, score: float) -> str | None:
-        if results.preprocess_step_result.claims:
-            return None
-        return f"The score is {score} because the reference answer contains no claims to look for."
-
-    return (
-        create_scorer(
-            id="context_recall",
-            name="Context Recall",
-            description="Share of the reference answer's claims found in the context",
-            judge=judge,
-            score_range=(0, opts.scale),
-            type="agent",
-        )
-        .preprocess(PromptStep("Extract the reference answer's claims", _claims_prompt, Claims))
-        .analyze(PromptStep("Check each claim against the context", verdicts_prompt, RecallVerdicts))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt, fixed))
+    return build_claim_verdict_scorer(
+        id="context_recall",
+        name="Context Recall",
+        description="Share of the reference answer's claims found in the context",
+        model=model,
+        instructions=INSTRUCTIONS,
+        scale=opts.scale,
+        extract=PromptStep("Extract the reference answer's claims", _claims_prompt, Claims),
+        check=PromptStep("Check each claim against the context", verdicts_prompt, RecallVerdicts),
+        items=lambda run, results: results.preprocess_step_result.claims,
+        verdicts=lambda results: results.analyze_step_result.verdicts,
+        formula=context_recall_score,
+        reason_prompt=lambda run, results, score: _reason_prompt(
+            query_text(run), results.analyze_step_result.verdicts, score, opts.scale
+        ),
+        nothing_to_judge="the reference answer contains no claims to look for.",
     )

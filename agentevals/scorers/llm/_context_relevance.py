@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import (
     check_number,
     expect_count,
@@ -73,6 +73,67 @@ class RelevanceAnalysis(BaseModel):
     overall_assessment: str
 
 
+def context_relevance_score(
+    context: Sequence[str], analysis: RelevanceAnalysis, options: ContextRelevanceOptions
+) -> float:
+    """Mean relevance weight of the pieces minus the unused and missing-context penalties, floored at 0,
+    × ``options.scale``.
+
+    Fewer evaluations than pieces is a ``ValueError``; extra ones are ignored.
+
+    >>> high = ContextEvaluation(context_index=0, context_piece="a", relevance_level="high",
+    ...                          was_used=False, reasoning="")
+    >>> analysis = RelevanceAnalysis(evaluations=[high], missing_context=["x"], overall_assessment="")
+    >>> context_relevance_score(["a"], analysis, ContextRelevanceOptions())  # 1 - 0.1 - 0.15
+    0.75
+    """
+    evaluations = expect_count(analysis.evaluations, len(context), what="evaluations", per="context pieces")
+    base = sum(RELEVANCE_WEIGHTS[e.relevance_level] for e in evaluations) / len(evaluations)
+    unused = sum(e.relevance_level == "high" and not e.was_used for e in evaluations)
+    missing = min(
+        len(analysis.missing_context) * options.missing_context_per_item, options.max_missing_context_penalty
+    )
+    return scaled(max(0.0, base - unused * options.unused_high_relevance_context - missing), options.scale)
+
+
+def _analysis_prompt(run: Run, context: Sequence[str]) -> str:
+    pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
+    return f"""Assess each context piece for the question:
+- relevance_level: "high" (directly needed), "medium" (helpful), "low" (marginal), "none" (unrelated);
+- was_used: whether the answer relies on information from this piece.
+Then list information a good answer needs that no piece provides (missing_context; empty if none),
+and give a one-sentence overall assessment.
+
+Question:
+{query_text(run)}
+
+Answer:
+{response_text(run) or "(empty)"}
+
+Context pieces (index in brackets):
+{pieces}
+
+Return {{"evaluations": [{{"context_index", "context_piece", "relevance_level", "was_used", "reasoning"}}],
+"missing_context": [...], "overall_assessment": "..."}} with exactly one evaluation per piece
+({len(context)} evaluations)."""
+
+
+def _reason_prompt(question: str, analysis: RelevanceAnalysis, score: float, scale: float) -> str:
+    lines = [
+        f"- [{e.context_index}] {e.relevance_level}, {'used' if e.was_used else 'unused'}: {e.reasoning}"
+        for e in analysis.evaluations
+    ]
+    return f"""Explain in two or three sentences why the context relevance score is {score} (out of
+{scale}), mentioning irrelevant or unused pieces and missing information.
+
+Question: {question}
+Evaluations:
+{chr(10).join(lines)}
+Missing information:
+{numbered(analysis.missing_context)}
+Overall: {analysis.overall_assessment}"""
+
+
 def create_context_relevance_scorer(
     model: str | Judge,
     options: ContextRelevanceOptions | Mapping[str, Any] | None = None,
@@ -99,61 +160,6 @@ def create_context_relevance_scorer(
         """Resolve the context once (``get_context`` may query a vector store) and keep it on the result."""
         return {"context": await required_context(run, opts, extractor, "context relevance")}
 
-    def context_of(results: StepResults) -> list[str]:
-        context: list[str] = results.preprocess_step_result["context"]
-        return context
-
-    def analysis_prompt(run: Run, results: StepResults) -> str:
-        context = context_of(results)
-        pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
-        return f"""Assess each context piece for the question:
-- relevance_level: "high" (directly needed), "medium" (helpful), "low" (marginal), "none" (unrelated);
-- was_used: whether the answer relies on information from this piece.
-Then list information a good answer needs that no piece provides (missing_context; empty if none),
-and give a one-sentence overall assessment.
-
-Question:
-{query_text(run)}
-
-Answer:
-{response_text(run) or "(empty)"}
-
-Context pieces (index in brackets):
-{pieces}
-
-Return {{"evaluations": [{{"context_index", "context_piece", "relevance_level", "was_used", "reasoning"}}],
-"missing_context": [...], "overall_assessment": "..."}} with exactly one evaluation per piece
-({len(context)} evaluations)."""
-
-    def score(results: StepResults) -> float:
-        context = context_of(results)
-        analysis: RelevanceAnalysis = results.analyze_step_result
-        evaluations = expect_count(
-            analysis.evaluations, len(context), what="evaluations", per="context pieces"
-        )
-        base = sum(RELEVANCE_WEIGHTS[e.relevance_level] for e in evaluations) / len(evaluations)
-        unused = sum(e.relevance_level == "high" and not e.was_used for e in evaluations)
-        missing = min(
-            len(analysis.missing_context) * opts.missing_context_per_item, opts.max_missing_context_penalty
-        )
-        return scaled(max(0.0, base - unused * opts.unused_high_relevance_context - missing), opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        analysis: RelevanceAnalysis = results.analyze_step_result
-        lines = [
-            f"- [{e.context_index}] {e.relevance_level}, {'used' if e.was_used else 'unused'}: {e.reasoning}"
-            for e in analysis.evaluations
-        ]
-        return f"""Explain in two or three sentences why the context relevance score is {score} (out of
-{opts.scale}), mentioning irrelevant or unused pieces and missing information.
-
-Question: {query_text(run)}
-Evaluations:
-{chr(10).join(lines)}
-Missing information:
-{numbered(analysis.missing_context)}
-Overall: {analysis.overall_assessment}"""
-
     return (
         create_scorer(
             id="context_relevance",
@@ -165,8 +171,23 @@ Overall: {analysis.overall_assessment}"""
         )
         .preprocess(resolve)
         .analyze(
-            PromptStep("Assess relevance and use of each context piece", analysis_prompt, RelevanceAnalysis)
+            PromptStep(
+                "Assess relevance and use of each context piece",
+                lambda run, results: _analysis_prompt(run, results.preprocess_step_result["context"]),
+                RelevanceAnalysis,
+            )
         )
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt))
+        .generate_score(
+            lambda results: context_relevance_score(
+                results.preprocess_step_result["context"], results.analyze_step_result, opts
+            )
+        )
+        .generate_reason(
+            reason_step(
+                judge,
+                lambda run, results, score: _reason_prompt(
+                    query_text(run), results.analyze_step_result, score, opts.scale
+                ),
+            )
+        )
     )

@@ -12,7 +12,7 @@ from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep
+from agentevals._scoring._steps import PromptStep, StepResults
 from agentevals.scorers.llm._common import check_scale, make_judge, merge_options
 
 Relation = Literal["subset", "superset", "same", "conflict", "equivalent"]
@@ -66,6 +66,20 @@ Choose the one relation that fits best:
 Return the relation and a short reason."""
 
 
+def factuality_score(relation: Relation, scale: float) -> float:
+    """The relation's score (see ``RELATION_SCORES``) × ``scale``.
+
+    >>> factuality_score("superset", 5)
+    3.0
+    """
+    return RELATION_SCORES[relation] * scale
+
+
+def _reason(results: StepResults) -> str:
+    verdict: FactualityVerdict = results.analyze_step_result
+    return f"{verdict.relation}: {verdict.reason}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class FactualityOptions:
     """``scale``: the score of a fully agreeing answer (default 1)."""
@@ -103,12 +117,6 @@ def create_factuality_scorer(
                 output_schema=FactualityVerdict,
             )
         )
-        .generate_score(
-            lambda results, **_: RELATION_SCORES[results.analyze_step_result.relation] * opts.scale
-        )
-        .generate_reason(
-            lambda results, **_: (
-                f"{results.analyze_step_result.relation}: {results.analyze_step_result.reason}"
-            )
-        )
+        .generate_score(lambda results: factuality_score(results.analyze_step_result.relation, opts.scale))
+        .generate_reason(_reason)
     )

@@ -10,20 +10,17 @@ from pydantic import BaseModel
 
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
-from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals.scorers.llm._claim_verdicts import YES_COUNTS, build_claim_verdict_scorer, verdict_share
 from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_prompt
 from agentevals.scorers.llm._common import (
     Claims,
     check_scale,
-    expect_count,
-    make_judge,
     merge_options,
     query_text,
-    reason_step,
     resolve_context,
     run_hook,
-    scaled,
     static_context,
 )
 
@@ -56,6 +53,35 @@ class FaithfulnessVerdicts(BaseModel):
     verdicts: list[FaithfulnessVerdict]
 
 
+_LABELS = (
+    '- "yes": the context supports the claim.\n- "no": the context contradicts the claim.\n'
+    '- "unsure": the context neither supports nor contradicts it (also for speculative claims).'
+)
+
+
+def faithfulness_score(claims: Sequence[str], verdicts: Sequence[FaithfulnessVerdict], scale: float) -> float:
+    """Share of the claims the context supports ("yes"; "no" and "unsure" count 0), × ``scale``.
+
+    No claims score 0; fewer verdicts than claims is a ``ValueError``.
+
+    >>> yes, unsure = (FaithfulnessVerdict(claim="c", verdict=v, reason="") for v in ("yes", "unsure"))
+    >>> faithfulness_score(["c1", "c2"], [yes, unsure], 4)
+    2.0
+    """
+    return verdict_share(claims, [v.verdict for v in verdicts], YES_COUNTS, scale)
+
+
+def _reason_prompt(question: str, verdicts: Sequence[FaithfulnessVerdict], score: float, scale: float) -> str:
+    # the verdicts' reasons cite the context, so the (possibly costly) get_context runs only once
+    lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in verdicts]
+    return f"""Explain in two or three sentences why the output's faithfulness score is {score} (out of
+{scale}), naming unsupported or contradicted claims. Start with "The score is {score} because".
+
+Question: {question}
+Verdicts:
+{chr(10).join(lines)}"""
+
+
 def create_faithfulness_scorer(
     model: str | Judge,
     options: FaithfulnessOptions | Mapping[str, Any] | None = None,
@@ -72,55 +98,29 @@ def create_faithfulness_scorer(
     'faithfulness'
     """
     opts = merge_options(FaithfulnessOptions, options, option_kwargs)
-    judge = make_judge(model, FAITHFULNESS_INSTRUCTIONS)
     extractor = run_hook(opts.get_context, "get_context")
 
-    async def context_of(run: Run, results: StepResults) -> list[str]:
-        found = await resolve_context(run, extractor=extractor, static=opts.context)
-        return need_context("faithfulness", found) if results.preprocess_step_result.claims else found
-
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
-        labels = (
-            '- "yes": the context supports the claim.\n- "no": the context contradicts the claim.\n'
-            '- "unsure": the context neither supports nor contradicts it (also for speculative claims).'
-        )
+        claims = results.preprocess_step_result.claims
+        found = await resolve_context(run, extractor=extractor, static=opts.context)
         return verdict_prompt(
-            results.preprocess_step_result.claims, await context_of(run, results), labels, "claim"
+            claims, need_context("faithfulness", found) if claims else found, _LABELS, "claim"
         )
 
-    def score(results: StepResults) -> float:
-        claims, verdicts = results.preprocess_step_result.claims, results.analyze_step_result.verdicts
-        verdicts = expect_count(verdicts, len(claims), what="verdicts", per="claims")
-        if not claims:
-            return 0.0
-        return scaled(sum(v.verdict == "yes" for v in verdicts) / len(claims), opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        # the verdicts' reasons cite the context, so the (possibly costly) get_context runs only once
-        lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in results.analyze_step_result.verdicts]
-        return f"""Explain in two or three sentences why the output's faithfulness score is {score} (out of
-{opts.scale}), naming unsupported or contradicted claims. Start with "The score is {score} because".
-
-Question: {query_text(run)}
-Verdicts:
-{chr(10).join(lines)}"""
-
-    def fixed(run: Run, results: StepResults, score: float) -> str | None:
-        if results.preprocess_step_result.claims:
-            return None
-        return f"The score is {score} because the output makes no claims to verify."
-
-    return (
-        create_scorer(
-            id="faithfulness",
-            name="Faithfulness",
-            description="Share of the output's claims supported by the context",
-            judge=judge,
-            score_range=(0, opts.scale),
-            type="agent",
-        )
-        .preprocess(PromptStep("Extract the output's claims", claims_prompt, Claims))
-        .analyze(PromptStep("Check each claim against the context", verdicts_prompt, FaithfulnessVerdicts))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt, fixed))
+    return build_claim_verdict_scorer(
+        id="faithfulness",
+        name="Faithfulness",
+        description="Share of the output's claims supported by the context",
+        model=model,
+        instructions=FAITHFULNESS_INSTRUCTIONS,
+        scale=opts.scale,
+        extract=PromptStep("Extract the output's claims", claims_prompt, Claims),
+        check=PromptStep("Check each claim against the context", verdicts_prompt, FaithfulnessVerdicts),
+        items=lambda run, results: results.preprocess_step_result.claims,
+        verdicts=lambda results: results.analyze_step_result.verdicts,
+        formula=faithfulness_score,
+        reason_prompt=lambda run, results, score: _reason_prompt(
+            query_text(run), results.analyze_step_result.verdicts, score, opts.scale
+        ),
+        nothing_to_judge="the output makes no claims to verify.",
     )

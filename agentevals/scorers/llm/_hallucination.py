@@ -10,21 +10,18 @@ from pydantic import BaseModel
 
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
-from agentevals._scoring._scorer import Scorer, create_scorer
+from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals.scorers.llm._claim_verdicts import YES_COUNTS, build_claim_verdict_scorer, verdict_share
 from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_prompt
 from agentevals.scorers.llm._common import (
     Claims,
     check_scale,
-    expect_count,
-    make_judge,
     merge_options,
     numbered,
     query_text,
-    reason_step,
     resolve_context,
     run_hook,
-    scaled,
     static_context,
 )
 
@@ -58,6 +55,47 @@ class HallucinationVerdicts(BaseModel):
     verdicts: list[HallucinationVerdict]
 
 
+_LABELS = (
+    '- "yes": a hallucination: the claim contradicts the context, or the context does not\n'
+    "  support it (including subjective claims and speculation about facts not in the context).\n"
+    '- "no": the context supports the claim (reasonable approximations count as supported;\n'
+    "  speculative wording about facts that are in the context is fine)."
+)
+
+
+def hallucination_score(
+    claims: Sequence[str], verdicts: Sequence[HallucinationVerdict], scale: float
+) -> float:
+    """Share of the claims that are hallucinated ("yes"), × ``scale``.
+
+    No claims score 0; fewer verdicts than claims is a ``ValueError``.
+
+    >>> yes, no = (HallucinationVerdict(statement="s", verdict=v, reason="") for v in ("yes", "no"))
+    >>> hallucination_score(["s1", "s2", "s3", "s4"], [yes, no, no, no], 1)
+    0.25
+    """
+    return verdict_share(claims, [v.verdict for v in verdicts], YES_COUNTS, scale)
+
+
+def _reason_prompt(
+    question: str,
+    context: Sequence[str],
+    verdicts: Sequence[HallucinationVerdict],
+    score: float,
+    scale: float,
+) -> str:
+    lines = [f"- [{v.verdict}] {v.statement}: {v.reason}" for v in verdicts]
+    return f"""Explain in two or three sentences why the output's hallucination score is {score} (out of
+{scale}; higher means more hallucinated), naming the hallucinated claims. Start with "The score
+is {score} because".
+
+Question: {question}
+Context:
+{numbered(context)}
+Verdicts ("yes" = hallucination):
+{chr(10).join(lines)}"""
+
+
 def create_hallucination_scorer(
     model: str | Judge,
     options: HallucinationOptions | Mapping[str, Any] | None = None,
@@ -75,7 +113,6 @@ def create_hallucination_scorer(
     'hallucination'
     """
     opts = merge_options(HallucinationOptions, options, option_kwargs)
-    judge = make_judge(model, HALLUCINATION_INSTRUCTIONS)
     hook = run_hook(opts.get_context, "get_context")
 
     async def context_of(run: Run, results: StepResults, step: str, score: float | None) -> list[str]:
@@ -85,51 +122,26 @@ def create_hallucination_scorer(
         return need_context("hallucination", found) if results.preprocess_step_result.claims else found
 
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
-        labels = (
-            '- "yes": a hallucination: the claim contradicts the context, or the context does not\n'
-            "  support it (including subjective claims and speculation about facts not in the context).\n"
-            '- "no": the context supports the claim (reasonable approximations count as supported;\n'
-            "  speculative wording about facts that are in the context is fine)."
-        )
         context = await context_of(run, results, "analyze", None)
-        return verdict_prompt(results.preprocess_step_result.claims, context, labels, "statement")
-
-    def score(results: StepResults) -> float:
-        claims, verdicts = results.preprocess_step_result.claims, results.analyze_step_result.verdicts
-        verdicts = expect_count(verdicts, len(claims), what="verdicts", per="claims")
-        if not claims:
-            return 0.0
-        return scaled(sum(v.verdict == "yes" for v in verdicts) / len(claims), opts.scale)
+        return verdict_prompt(results.preprocess_step_result.claims, context, _LABELS, "statement")
 
     async def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        lines = [f"- [{v.verdict}] {v.statement}: {v.reason}" for v in results.analyze_step_result.verdicts]
         context = await context_of(run, results, "generate_reason", score)
-        return f"""Explain in two or three sentences why the output's hallucination score is {score} (out of
-{opts.scale}; higher means more hallucinated), naming the hallucinated claims. Start with "The score
-is {score} because".
+        verdicts = results.analyze_step_result.verdicts
+        return _reason_prompt(query_text(run), context, verdicts, score, opts.scale)
 
-Question: {query_text(run)}
-Context:
-{numbered(context)}
-Verdicts ("yes" = hallucination):
-{chr(10).join(lines)}"""
-
-    def fixed(run: Run, results: StepResults, score: float) -> str | None:
-        if results.preprocess_step_result.claims:
-            return None
-        return f"The score is {score} because the output makes no claims, so nothing is hallucinated."
-
-    return (
-        create_scorer(
-            id="hallucination",
-            name="Hallucination",
-            description="Share of the output's claims not supported by the context",
-            judge=judge,
-            score_range=(0, opts.scale),
-            type="agent",
-        )
-        .preprocess(PromptStep("Extract the output's claims", claims_prompt, Claims))
-        .analyze(PromptStep("Find hallucinated claims", verdicts_prompt, HallucinationVerdicts))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt, fixed))
+    return build_claim_verdict_scorer(
+        id="hallucination",
+        name="Hallucination",
+        description="Share of the output's claims not supported by the context",
+        model=model,
+        instructions=HALLUCINATION_INSTRUCTIONS,
+        scale=opts.scale,
+        extract=PromptStep("Extract the output's claims", claims_prompt, Claims),
+        check=PromptStep("Find hallucinated claims", verdicts_prompt, HallucinationVerdicts),
+        items=lambda run, results: results.preprocess_step_result.claims,
+        verdicts=lambda results: results.analyze_step_result.verdicts,
+        formula=hallucination_score,
+        reason_prompt=reason_prompt,
+        nothing_to_judge="the output makes no claims, so nothing is hallucinated.",
     )

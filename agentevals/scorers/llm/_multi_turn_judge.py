@@ -48,6 +48,38 @@ def transcript(run: Run) -> str:
     return "\n".join(f"{m.role}: {m.content.strip()}" for m in messages if m.content.strip())
 
 
+def _verdict_prompt(run: Run, criterion: str) -> str:
+    if not any(m.role == "assistant" and m.content.strip() for m in run.output_messages):
+        raise SkipRun(
+            "the multi-turn judge needs at least one assistant turn with text in run.output",
+            reason="no_output",
+        )
+    return f"""Does the conversation below satisfy this criterion?
+
+Criterion:
+{criterion}
+
+Conversation:
+{transcript(run)}
+
+Return {{"satisfied": true or false, "reasoning": "..."}}."""
+
+
+def multi_turn_judge_score(verdict: ConversationVerdict, scale: float) -> float:
+    """``scale`` when the conversation satisfies the criterion, else 0.
+
+    >>> multi_turn_judge_score(ConversationVerdict(satisfied=True, reasoning=""), 3)
+    3.0
+    """
+    return scaled(1.0, scale) if verdict.satisfied else 0.0
+
+
+def _reason(results: StepResults, score: float) -> str:
+    verdict: ConversationVerdict = results.analyze_step_result
+    met = "satisfies" if verdict.satisfied else "does not satisfy"
+    return f"The score is {score} because the conversation {met} the criterion: {verdict.reasoning}"
+
+
 def create_multi_turn_judge_scorer(
     model: str | Judge,
     options: MultiTurnJudgeOptions | Mapping[str, Any] | None = None,
@@ -62,44 +94,22 @@ def create_multi_turn_judge_scorer(
     'multi_turn_judge'
     """
     opts = merge_options(MultiTurnJudgeOptions, options, option_kwargs)
-    judge = make_judge(model, INSTRUCTIONS)
-
-    def verdict_prompt(run: Run) -> str:
-        if not any(m.role == "assistant" and m.content.strip() for m in run.output_messages):
-            raise SkipRun(
-                "the multi-turn judge needs at least one assistant turn with text in run.output",
-                reason="no_output",
-            )
-        return f"""Does the conversation below satisfy this criterion?
-
-Criterion:
-{opts.criterion}
-
-Conversation:
-{transcript(run)}
-
-Return {{"satisfied": true or false, "reasoning": "..."}}."""
-
-    def score(results: StepResults) -> float:
-        return scaled(1.0, opts.scale) if results.analyze_step_result.satisfied else 0.0
-
-    def reason(results: StepResults, score: float) -> str:
-        verdict: ConversationVerdict = results.analyze_step_result
-        met = "satisfies" if verdict.satisfied else "does not satisfy"
-        return f"The score is {score} because the conversation {met} the criterion: {verdict.reasoning}"
-
     return (
         create_scorer(
             id="multi_turn_judge",
             name="Multi-turn Judge",
             description=f"Conversation satisfies: {opts.criterion}",
-            judge=judge,
+            judge=make_judge(model, INSTRUCTIONS),
             score_range=(0, opts.scale),
             type="agent",
         )
         .analyze(
-            PromptStep("Judge the conversation against the criterion", verdict_prompt, ConversationVerdict)
+            PromptStep(
+                "Judge the conversation against the criterion",
+                lambda run: _verdict_prompt(run, opts.criterion),
+                ConversationVerdict,
+            )
         )
-        .generate_score(score)
-        .generate_reason(reason)
+        .generate_score(lambda results: multi_turn_judge_score(results.analyze_step_result, opts.scale))
+        .generate_reason(_reason)
     )

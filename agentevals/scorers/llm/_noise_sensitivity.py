@@ -12,7 +12,7 @@ from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import (
     check_number,
     check_scale,
@@ -119,36 +119,16 @@ class NoiseAnalysis(BaseModel):
         return value
 
 
-def create_noise_sensitivity_scorer(
-    model: str | Judge,
-    options: NoiseSensitivityOptions | Mapping[str, Any] | None = None,
-    **option_kwargs: Any,
-) -> Scorer:
-    """Robustness of the answer to a noisy query, in [0, scale] (higher is more robust).
-
-    The run's input is the clean query and its output the answer to ``noisy_query``. The judge's
-    ``robustness_score`` is capped by the mean impact weight of the five dimensions when the two
-    differ by more than ``discrepancy_threshold``; each major issue then subtracts
-    ``major_issue_per_item`` (at most ``max_major_issue_penalty``).
-
-    >>> create_noise_sensitivity_scorer(
-    ...     "openai/gpt-4o-mini", baseline_response="Paris.", noisy_query="Capital of France? Cats!").id
-    'noise_sensitivity'
-    """
-    opts = merge_options(NoiseSensitivityOptions, options, option_kwargs)
-    judge = make_judge(model, INSTRUCTIONS)
-    weights = dict(opts.impact_weights)
-
-    def analysis_prompt(run: Run) -> str:
-        original, noisy_response = query_text(run), response_text(run)
-        if not original or not noisy_response:
-            raise SkipRun(
-                "Both the original query (run input) and the response to the noisy query (run output) are "
-                "required for noise sensitivity evaluation",
-                reason="no_input" if not original else "no_output",
-            )
-        noise = f" (noise type: {opts.noise_type})" if opts.noise_type else ""
-        return f"""Compare the two answers and rate how much the noise{noise} affected the second one on
+def _analysis_prompt(run: Run, opts: NoiseSensitivityOptions) -> str:
+    original, noisy_response = query_text(run), response_text(run)
+    if not original or not noisy_response:
+        raise SkipRun(
+            "Both the original query (run input) and the response to the noisy query (run output) are "
+            "required for noise sensitivity evaluation",
+            reason="no_input" if not original else "no_output",
+        )
+    noise = f" (noise type: {opts.noise_type})" if opts.noise_type else ""
+    return f"""Compare the two answers and rate how much the noise{noise} affected the second one on
 each dimension: {", ".join(DIMENSIONS)}. Impact levels: "none", "minimal", "moderate", "significant",
 "severe". List major issues the noise caused (empty if none) and give a robustness_score between 0 (the
 noise derailed the answer) and 1 (unaffected).
@@ -168,21 +148,32 @@ Answer to the noisy query:
 Return {{"dimensions": [{{"dimension", "impact_level", "specific_changes", "noise_influence"}}],
 "overall_assessment": "...", "major_issues": [...], "robustness_score": 0.0-1.0}}."""
 
-    def score(results: StepResults) -> float:
-        analysis: NoiseAnalysis = results.analyze_step_result
-        final = analysis.robustness_score
-        if analysis.dimensions:
-            calculated = sum(weights[d.impact_level] for d in analysis.dimensions) / len(analysis.dimensions)
-            if abs(final - calculated) > opts.discrepancy_threshold:
-                final = min(final, calculated)
-        penalty = min(len(analysis.major_issues) * opts.major_issue_per_item, opts.max_major_issue_penalty)
-        return scaled(max(0.0, final - penalty), opts.scale)
 
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        analysis: NoiseAnalysis = results.analyze_step_result
-        lines = [f"- {d.dimension}: {d.impact_level} ({d.specific_changes})" for d in analysis.dimensions]
-        return f"""Explain in two or three sentences why the noise robustness score is {score} (out of
-{opts.scale}; higher is more robust).
+def noise_sensitivity_score(analysis: NoiseAnalysis, options: NoiseSensitivityOptions) -> float:
+    """The judge's robustness score, capped by the mean impact weight of the dimensions when the two
+    differ by more than ``discrepancy_threshold``, minus the major-issue penalty, floored at 0, × scale.
+
+    >>> dimension = DimensionImpact(dimension="completeness", impact_level="moderate",
+    ...                             specific_changes="", noise_influence="")
+    >>> analysis = NoiseAnalysis(dimensions=[dimension], overall_assessment="", major_issues=["x"],
+    ...                          robustness_score=0.9)
+    >>> noise_sensitivity_score(analysis, NoiseSensitivityOptions(baseline_response="b", noisy_query="n"))
+    0.5
+    """
+    final = analysis.robustness_score
+    if analysis.dimensions:
+        weights = options.impact_weights
+        calculated = sum(weights[d.impact_level] for d in analysis.dimensions) / len(analysis.dimensions)
+        if abs(final - calculated) > options.discrepancy_threshold:
+            final = min(final, calculated)
+    penalty = min(len(analysis.major_issues) * options.major_issue_per_item, options.max_major_issue_penalty)
+    return scaled(max(0.0, final - penalty), options.scale)
+
+
+def _reason_prompt(analysis: NoiseAnalysis, score: float, scale: float) -> str:
+    lines = [f"- {d.dimension}: {d.impact_level} ({d.specific_changes})" for d in analysis.dimensions]
+    return f"""Explain in two or three sentences why the noise robustness score is {score} (out of
+{scale}; higher is more robust).
 
 Impact per dimension:
 {chr(10).join(lines) or "(none)"}
@@ -190,6 +181,25 @@ Major issues:
 {numbered(analysis.major_issues)}
 Overall: {analysis.overall_assessment}"""
 
+
+def create_noise_sensitivity_scorer(
+    model: str | Judge,
+    options: NoiseSensitivityOptions | Mapping[str, Any] | None = None,
+    **option_kwargs: Any,
+) -> Scorer:
+    """Robustness of the answer to a noisy query, in [0, scale] (higher is more robust).
+
+    The run's input is the clean query and its output the answer to ``noisy_query``. The judge's
+    ``robustness_score`` is capped by the mean impact weight of the five dimensions when the two
+    differ by more than ``discrepancy_threshold``; each major issue then subtracts
+    ``major_issue_per_item`` (at most ``max_major_issue_penalty``).
+
+    >>> create_noise_sensitivity_scorer(
+    ...     "openai/gpt-4o-mini", baseline_response="Paris.", noisy_query="Capital of France? Cats!").id
+    'noise_sensitivity'
+    """
+    opts = merge_options(NoiseSensitivityOptions, options, option_kwargs)
+    judge = make_judge(model, INSTRUCTIONS)
     return (
         create_scorer(
             id="noise_sensitivity",
@@ -199,7 +209,16 @@ Overall: {analysis.overall_assessment}"""
             score_range=(0, opts.scale),
             type="agent",
         )
-        .analyze(PromptStep("Compare baseline and noisy answers", analysis_prompt, NoiseAnalysis))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt))
+        .analyze(
+            PromptStep(
+                "Compare baseline and noisy answers", lambda run: _analysis_prompt(run, opts), NoiseAnalysis
+            )
+        )
+        .generate_score(lambda results: noise_sensitivity_score(results.analyze_step_result, opts))
+        .generate_reason(
+            reason_step(
+                judge,
+                lambda run, results, score: _reason_prompt(results.analyze_step_result, score, opts.scale),
+            )
+        )
     )

@@ -12,7 +12,7 @@ from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import (
     check_scale,
     history_text,
@@ -126,6 +126,90 @@ _SHAPE = """an object {"intent_alignment": {"score", "primary_intent", "is_addre
 "overall_assessment"}; every score is between 0 and 1"""
 
 
+def _prompts_of(run: Run, mode: Mode) -> tuple[str, str, str]:
+    user, system, response = (
+        query_text(run),
+        get_combined_system_prompt(run.input).strip(),
+        response_text(run),
+    )
+    if mode == "both" and not (user and system):
+        raise SkipRun(
+            "Both user and system prompts are required for combined alignment scoring; give the "
+            "run system_messages, or use evaluation_mode='user'",
+            reason="no_input" if not user else "no_system_prompt",
+        )
+    if mode == "user" and not user:
+        raise SkipRun("User prompt is required for user prompt alignment scoring", reason="no_input")
+    if mode == "system" and not system:
+        raise SkipRun(
+            "System prompt is required for system prompt alignment scoring; give the run "
+            "system_messages (or tagged_system_messages)",
+            reason="no_system_prompt",
+        )
+    if not response:
+        raise SkipRun("Agent response is required for prompt alignment scoring", reason="no_output")
+    return user, system, response
+
+
+def _analysis_prompt(run: Run, mode: Mode) -> str:
+    user, system, response = _prompts_of(run, mode)
+    history = history_text(run)
+    sections = [f"Earlier conversation:\n{history}\n"] if history else []
+    if mode != "user":
+        sections.append(f"System prompt:\n{system}\n")
+    if mode != "system":
+        sections.append(f"User prompt:\n{user}\n")
+    sections.append(f"Response:\n{response}\n")
+    if mode == "both":
+        task = (
+            "Assess the response twice, separately: against the user prompt (user_alignment) and "
+            "against the system prompt's instructions (system_alignment). Return "
+            f'{{"user_alignment": A, "system_alignment": A}} where A is {_SHAPE}.'
+        )
+    else:
+        which = "user prompt" if mode == "user" else "system prompt's instructions"
+        task = f"Assess the response against the {which}. Return {_SHAPE}."
+    return f"""{task}
+- intent: what the prompt mainly asks for, and whether the response addresses it;
+- requirements: each explicit requirement (constraints, steps, format, length) and whether it is met;
+- completeness: what is missing;
+- appropriateness: whether format and tone fit what was asked.
+
+{chr(10).join(sections)}"""
+
+
+def prompt_alignment_score(analysis: Alignment | BothAlignment, mode: Mode, scale: float) -> float:
+    """The weighted dimension scores of the assessed prompt(s), × ``scale``.
+
+    ``"both"`` weighs the user assessment 0.7 and the system one 0.3.
+
+    >>> full = {"score": 1.0, "reasoning": ""}
+    >>> unmet = Alignment(
+    ...     intent_alignment=IntentAlignment(**full, primary_intent="", is_addressed=True),
+    ...     requirements_fulfillment=RequirementsFulfillment(requirements=[], overall_score=0.0),
+    ...     completeness=Completeness(**full, missing_elements=[]),
+    ...     response_appropriateness=ResponseAppropriateness(
+    ...         **full, format_alignment=True, tone_alignment=True),
+    ...     overall_assessment="")
+    >>> prompt_alignment_score(unmet, "user", 1), prompt_alignment_score(unmet, "system", 1)
+    (0.7, 0.65)
+    """
+    if isinstance(analysis, BothAlignment):
+        user = weighted(analysis.user_alignment, USER_WEIGHTS)
+        system = weighted(analysis.system_alignment, SYSTEM_WEIGHTS)
+        value = BOTH_WEIGHTS[0] * user + BOTH_WEIGHTS[1] * system
+    else:
+        value = weighted(analysis, USER_WEIGHTS if mode == "user" else SYSTEM_WEIGHTS)
+    return scaled(value, scale)
+
+
+def _reason_prompt(analysis: Alignment | BothAlignment, mode: Mode, score: float, scale: float) -> str:
+    return f"""Explain in two or three sentences why the response's prompt alignment score is {score}
+(out of {scale}; mode: {mode}), naming unmet requirements or missing elements.
+
+Assessment: {analysis.model_dump_json()}"""
+
+
 def create_prompt_alignment_scorer(
     model: str | Judge,
     options: PromptAlignmentOptions | Mapping[str, Any] | None = None,
@@ -145,73 +229,6 @@ def create_prompt_alignment_scorer(
     opts = merge_options(PromptAlignmentOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
     mode = opts.evaluation_mode
-
-    def prompts_of(run: Run) -> tuple[str, str, str]:
-        user, system, response = (
-            query_text(run),
-            get_combined_system_prompt(run.input).strip(),
-            response_text(run),
-        )
-        if mode == "both" and not (user and system):
-            raise SkipRun(
-                "Both user and system prompts are required for combined alignment scoring; give the "
-                "run system_messages, or use evaluation_mode='user'",
-                reason="no_input" if not user else "no_system_prompt",
-            )
-        if mode == "user" and not user:
-            raise SkipRun("User prompt is required for user prompt alignment scoring", reason="no_input")
-        if mode == "system" and not system:
-            raise SkipRun(
-                "System prompt is required for system prompt alignment scoring; give the run "
-                "system_messages (or tagged_system_messages)",
-                reason="no_system_prompt",
-            )
-        if not response:
-            raise SkipRun("Agent response is required for prompt alignment scoring", reason="no_output")
-        return user, system, response
-
-    def analysis_prompt(run: Run) -> str:
-        user, system, response = prompts_of(run)
-        history = history_text(run)
-        sections = [f"Earlier conversation:\n{history}\n"] if history else []
-        if mode != "user":
-            sections.append(f"System prompt:\n{system}\n")
-        if mode != "system":
-            sections.append(f"User prompt:\n{user}\n")
-        sections.append(f"Response:\n{response}\n")
-        if mode == "both":
-            task = (
-                "Assess the response twice, separately: against the user prompt (user_alignment) and "
-                "against the system prompt's instructions (system_alignment). Return "
-                f'{{"user_alignment": A, "system_alignment": A}} where A is {_SHAPE}.'
-            )
-        else:
-            which = "user prompt" if mode == "user" else "system prompt's instructions"
-            task = f"Assess the response against the {which}. Return {_SHAPE}."
-        return f"""{task}
-- intent: what the prompt mainly asks for, and whether the response addresses it;
-- requirements: each explicit requirement (constraints, steps, format, length) and whether it is met;
-- completeness: what is missing;
-- appropriateness: whether format and tone fit what was asked.
-
-{chr(10).join(sections)}"""
-
-    def score(results: StepResults) -> float:
-        analysis = results.analyze_step_result
-        if isinstance(analysis, BothAlignment):
-            user = weighted(analysis.user_alignment, USER_WEIGHTS)
-            system = weighted(analysis.system_alignment, SYSTEM_WEIGHTS)
-            value = BOTH_WEIGHTS[0] * user + BOTH_WEIGHTS[1] * system
-        else:
-            value = weighted(analysis, USER_WEIGHTS if mode == "user" else SYSTEM_WEIGHTS)
-        return scaled(value, opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        return f"""Explain in two or three sentences why the response's prompt alignment score is {score}
-(out of {opts.scale}; mode: {mode}), naming unmet requirements or missing elements.
-
-Assessment: {results.analyze_step_result.model_dump_json()}"""
-
     schema: type[BaseModel] = BothAlignment if mode == "both" else Alignment
     return (
         create_scorer(
@@ -222,7 +239,18 @@ Assessment: {results.analyze_step_result.model_dump_json()}"""
             score_range=(0, opts.scale),
             type="agent",
         )
-        .analyze(PromptStep("Assess the response against the prompt(s)", analysis_prompt, schema))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt))
+        .analyze(
+            PromptStep(
+                "Assess the response against the prompt(s)", lambda run: _analysis_prompt(run, mode), schema
+            )
+        )
+        .generate_score(lambda results: prompt_alignment_score(results.analyze_step_result, mode, opts.scale))
+        .generate_reason(
+            reason_step(
+                judge,
+                lambda run, results, score: _reason_prompt(
+                    results.analyze_step_result, mode, score, opts.scale
+                ),
+            )
+        )
     )

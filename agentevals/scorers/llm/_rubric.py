@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep, SkipJudge, StepResults
+from agentevals._scoring._steps import PromptStep, SkipJudge
 from agentevals.scorers.llm._common import (
     check_scale,
     expect_count,
@@ -102,6 +102,62 @@ def _dynamic_rubric(run: Run) -> tuple[RubricCriterion, ...]:
     return ()
 
 
+def _analyze_prompt(run: Run, criteria: Sequence[RubricCriterion]) -> str | SkipJudge:
+    if not criteria:
+        return SkipJudge(None)
+    history = history_text(run)
+    prompt = f"""Check the response against each rubric criterion, in order.
+{f"{chr(10)}Earlier conversation:{chr(10)}{history}{chr(10)}" if history else ""}
+Request:
+{query_text(run) or "(none)"}
+
+Response:
+{response_text(run) or "(empty)"}
+
+Rubric:
+{numbered([c.description for c in criteria])}
+
+Return {{"criteria": [{{"criterion", "satisfied", "reasoning"}}], "overall_assessment": "..."}} with
+exactly one entry per criterion, in order ({len(criteria)} entries)."""
+    return prompt
+
+
+def unmet_criteria(
+    criteria: Sequence[RubricCriterion], analysis: RubricAnalysis | None
+) -> list[RubricCriterion]:
+    """The criteria that decide the score (the required ones, or all when none is required) that the
+    judge found unsatisfied; none without an analysis (no rubric, no judge call).
+
+    Fewer results than criteria is a ``ValueError``; extra ones are ignored.
+
+    >>> analysis = RubricAnalysis(overall_assessment="", criteria=[
+    ...     CriterionResult(criterion="a", satisfied=False, reasoning=""),
+    ...     CriterionResult(criterion="b", satisfied=False, reasoning="")])
+    >>> unmet_criteria([RubricCriterion("a"), RubricCriterion("b", required=False)], analysis)
+    [RubricCriterion(description='a', required=True, id=None)]
+    """
+    if analysis is None:
+        return []
+    answers = expect_count(analysis.criteria, len(criteria), what="criterion results", per="rubric criteria")
+    gating = [c.required for c in criteria] if any(c.required for c in criteria) else [True] * len(criteria)
+    return [c for c, r, gate in zip(criteria, answers, gating, strict=True) if gate and not r.satisfied]
+
+
+def rubric_score(criteria: Sequence[RubricCriterion], analysis: RubricAnalysis | None, scale: float) -> float:
+    """``scale`` unless a criterion that decides the score is unmet (see ``unmet_criteria``), else 0."""
+    return 0.0 if unmet_criteria(criteria, analysis) else scaled(1.0, scale)
+
+
+def _reason(criteria: Sequence[RubricCriterion], analysis: RubricAnalysis | None, score: float) -> str:
+    if analysis is None:
+        return f"The score is {score} because no rubric was given, so there is nothing to fail."
+    missing = unmet_criteria(criteria, analysis)
+    if not missing:
+        return f"The score is {score} because every required rubric criterion is satisfied."
+    listed = "; ".join(c.description for c in missing)
+    return f"The score is {score} because these required criteria are not met: {listed}."
+
+
 def create_rubric_scorer(
     model: str | Judge, options: RubricOptions | Mapping[str, Any] | None = None, **option_kwargs: Any
 ) -> Scorer:
@@ -116,72 +172,30 @@ def create_rubric_scorer(
     'rubric'
     """
     opts = merge_options(RubricOptions, options, option_kwargs)
-    judge = make_judge(model, INSTRUCTIONS)
 
-    def rubric_of(run: Run) -> tuple[RubricCriterion, ...]:
+    def criteria_of(run: Run) -> tuple[RubricCriterion, ...]:
         return opts.criteria or _dynamic_rubric(run)
-
-    def analyze_prompt(run: Run) -> str | SkipJudge:
-        criteria = rubric_of(run)
-        if not criteria:
-            return SkipJudge(None)
-        history = history_text(run)
-        prompt = f"""Check the response against each rubric criterion, in order.
-{f"{chr(10)}Earlier conversation:{chr(10)}{history}{chr(10)}" if history else ""}
-Request:
-{query_text(run) or "(none)"}
-
-Response:
-{response_text(run) or "(empty)"}
-
-Rubric:
-{numbered([c.description for c in criteria])}
-
-Return {{"criteria": [{{"criterion", "satisfied", "reasoning"}}], "overall_assessment": "..."}} with
-exactly one entry per criterion, in order ({len(criteria)} entries)."""
-        return prompt
-
-    def unmet(run: Run, results: StepResults) -> list[RubricCriterion]:
-        criteria = rubric_of(run)
-        analysis: RubricAnalysis | None = results.analyze_step_result
-        if analysis is None:
-            return []
-        answers = expect_count(
-            analysis.criteria, len(criteria), what="criterion results", per="rubric criteria"
-        )
-        gating = (
-            [c.required for c in criteria] if any(c.required for c in criteria) else [True] * len(criteria)
-        )
-        return [c for c, r, gate in zip(criteria, answers, gating, strict=True) if gate and not r.satisfied]
-
-    def score(run: Run, results: StepResults) -> float:
-        return 0.0 if unmet(run, results) else scaled(1.0, opts.scale)
-
-    def reason(run: Run, results: StepResults, score: float) -> str:
-        if results.analyze_step_result is None:
-            return f"The score is {score} because no rubric was given, so there is nothing to fail."
-        missing = unmet(run, results)
-        if not missing:
-            return f"The score is {score} because every required rubric criterion is satisfied."
-        listed = "; ".join(c.description for c in missing)
-        return f"The score is {score} because these required criteria are not met: {listed}."
 
     return (
         create_scorer(
             id="rubric",
             name="Rubric",
             description="Pass when every required rubric criterion is satisfied",
-            judge=judge,
+            judge=make_judge(model, INSTRUCTIONS),
             score_range=(0, opts.scale),
             type="agent",
         )
         .analyze(
             PromptStep(
                 description="Check the response against each rubric criterion",
-                create_prompt=analyze_prompt,
+                create_prompt=lambda run: _analyze_prompt(run, criteria_of(run)),
                 output_schema=RubricAnalysis,
             )
         )
-        .generate_score(score)
-        .generate_reason(reason)
+        .generate_score(
+            lambda run, results: rubric_score(criteria_of(run), results.analyze_step_result, opts.scale)
+        )
+        .generate_reason(
+            lambda run, results, score: _reason(criteria_of(run), results.analyze_step_result, score)
+        )
     )

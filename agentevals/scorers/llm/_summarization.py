@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +12,7 @@ from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals._scoring._steps import Invoker, PromptStep, StepResults
 from agentevals.scorers.llm._common import (
     as_text,
     check_scale,
@@ -87,6 +87,100 @@ def summary_of(run: Run) -> str:
     return texts[-1] if texts else ""
 
 
+async def _source_of(run: Run, extractor: Invoker | None, static: str | None) -> str:
+    """The text the summary summarises: ``get_source``'s, else the ``source`` option, else the input."""
+    if extractor is not None:
+        value = await extractor(run=run, input=run.input, output=run.output)
+        source = "" if value is None else as_text(value)
+    else:
+        source = static if static is not None else query_text(run)
+    if not source.strip():
+        raise SkipRun(
+            "summarization needs the source text: pass source=... or get_source=..., or put the "
+            "text to summarise in the run's input",
+            reason="no_source",
+        )
+    return source.strip()
+
+
+def _alignment_prompt(source: str, summary: str, max_questions: int) -> str:
+    return f"""Two tasks on a source text and its summary.
+1. Split the summary into claims; for each, say whether the source supports it.
+2. Write up to {max_questions} key questions that the source answers (the points a good summary must
+   cover), most important first.
+
+Source:
+{source}
+
+Summary:
+{summary or "(empty)"}
+
+Return {{"alignment": [{{"claim", "supported", "reason"}}], "questions": [...]}}."""
+
+
+def _coverage_prompt(summary: str, questions: Sequence[str]) -> str:
+    return f"""Using only the summary below (no other knowledge), say for each question whether the
+summary answers it.
+
+Summary:
+{summary or "(empty)"}
+
+Questions:
+{numbered(questions)}
+
+Return {{"coverage": [{{"question", "answered", "reason"}}]}} with exactly one entry per question, in
+order ({len(questions)} entries)."""
+
+
+def summary_shares(
+    checked: AlignmentAndQuestions, covered: Coverage, max_questions: int
+) -> tuple[float, float] | None:
+    """``(alignment, coverage)``: the shares of supported claims and of the first ``max_questions``
+    questions answered; ``None`` without claims or without questions.
+
+    Fewer coverage entries than questions is a ``ValueError``; extra ones are ignored.
+
+    >>> checked = AlignmentAndQuestions(questions=["q1", "q2", "q3"], alignment=[
+    ...     ClaimAlignment(claim="c", supported=s, reason="") for s in (True, True, False, True)])
+    >>> covered = Coverage(
+    ...     coverage=[QuestionCoverage(question="q", answered=a, reason="") for a in (True, False)])
+    >>> summary_shares(checked, covered, max_questions=2)
+    (0.75, 0.5)
+    """
+    claims, questions = checked.alignment, checked.questions[:max_questions]
+    coverage = expect_count(covered.coverage, len(questions), what="coverage entries", per="questions")
+    if not claims or not questions:
+        return None
+    alignment = sum(c.supported for c in claims) / len(claims)
+    return alignment, sum(c.answered for c in coverage) / len(questions)
+
+
+def summarization_score(
+    checked: AlignmentAndQuestions, covered: Coverage, max_questions: int, scale: float
+) -> float:
+    """The lower of the alignment and coverage shares (see ``summary_shares``) × ``scale``; 0 without
+    claims or questions."""
+    shares = summary_shares(checked, covered, max_questions)
+    return 0.0 if shares is None else scaled(min(shares), scale)
+
+
+def _reason_prompt(
+    checked: AlignmentAndQuestions, covered: Coverage, max_questions: int, score: float, scale: float
+) -> str:
+    shares = summary_shares(checked, covered, max_questions)
+    assert shares is not None
+    unsupported = [c.claim for c in checked.alignment if not c.supported]
+    unanswered = [c.question for c in covered.coverage if not c.answered]
+    return f"""Explain in two or three sentences why the summary scored {score} (out of {scale}):
+the score is the lower of alignment ({shares[0]:.2f}, claims supported by the source) and coverage
+({shares[1]:.2f}, key questions the summary answers).
+
+Unsupported claims:
+{numbered(unsupported)}
+Unanswered questions:
+{numbered(unanswered)}"""
+
+
 def create_summarization_scorer(
     model: str | Judge,
     options: SummarizationOptions | Mapping[str, Any] | None = None,
@@ -106,82 +200,13 @@ def create_summarization_scorer(
     judge = make_judge(model, INSTRUCTIONS)
     extractor = run_hook(opts.get_source, "get_source")
 
-    async def source_of(run: Run) -> str:
-        if extractor is not None:
-            value = await extractor(run=run, input=run.input, output=run.output)
-            source = "" if value is None else as_text(value)
-        else:
-            source = opts.source if opts.source is not None else query_text(run)
-        if not source.strip():
-            raise SkipRun(
-                "summarization needs the source text: pass source=... or get_source=..., or put the "
-                "text to summarise in the run's input",
-                reason="no_source",
-            )
-        return source.strip()
-
     async def alignment_prompt(run: Run) -> str:
-        return f"""Two tasks on a source text and its summary.
-1. Split the summary into claims; for each, say whether the source supports it.
-2. Write up to {opts.max_questions} key questions that the source answers (the points a good summary must
-   cover), most important first.
-
-Source:
-{await source_of(run)}
-
-Summary:
-{summary_of(run) or "(empty)"}
-
-Return {{"alignment": [{{"claim", "supported", "reason"}}], "questions": [...]}}."""
-
-    def questions_of(results: StepResults) -> list[str]:
-        questions: list[str] = results.preprocess_step_result.questions
-        return questions[: opts.max_questions]
-
-    def coverage_prompt(run: Run, results: StepResults) -> str:
-        questions = questions_of(results)
-        return f"""Using only the summary below (no other knowledge), say for each question whether the
-summary answers it.
-
-Summary:
-{summary_of(run) or "(empty)"}
-
-Questions:
-{numbered(questions)}
-
-Return {{"coverage": [{{"question", "answered", "reason"}}]}} with exactly one entry per question, in
-order ({len(questions)} entries)."""
-
-    def parts(results: StepResults) -> tuple[float, float] | None:
-        claims = results.preprocess_step_result.alignment
-        questions = questions_of(results)
-        coverage = results.analyze_step_result.coverage
-        coverage = expect_count(coverage, len(questions), what="coverage entries", per="questions")
-        if not claims or not questions:
-            return None
-        alignment = sum(c.supported for c in claims) / len(claims)
-        return alignment, sum(c.answered for c in coverage) / len(questions)
-
-    def score(results: StepResults) -> float:
-        found = parts(results)
-        return 0.0 if found is None else scaled(min(found), opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        found = parts(results)
-        assert found is not None
-        unsupported = [c.claim for c in results.preprocess_step_result.alignment if not c.supported]
-        unanswered = [c.question for c in results.analyze_step_result.coverage if not c.answered]
-        return f"""Explain in two or three sentences why the summary scored {score} (out of {opts.scale}):
-the score is the lower of alignment ({found[0]:.2f}, claims supported by the source) and coverage
-({found[1]:.2f}, key questions the summary answers).
-
-Unsupported claims:
-{numbered(unsupported)}
-Unanswered questions:
-{numbered(unanswered)}"""
+        source = await _source_of(run, extractor, opts.source)
+        return _alignment_prompt(source, summary_of(run), opts.max_questions)
 
     def fixed(run: Run, results: StepResults, score: float) -> str | None:
-        if parts(results) is not None:
+        checked, covered = results.preprocess_step_result, results.analyze_step_result
+        if summary_shares(checked, covered, opts.max_questions) is not None:
             return None
         return (
             f"The score is {score} because the summary has no claims or the source yields no key questions."
@@ -201,7 +226,31 @@ Unanswered questions:
                 "Check summary claims and draft key questions", alignment_prompt, AlignmentAndQuestions
             )
         )
-        .analyze(PromptStep("Check which questions the summary answers", coverage_prompt, Coverage))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt, fixed))
+        .analyze(
+            PromptStep(
+                "Check which questions the summary answers",
+                lambda run, results: _coverage_prompt(
+                    summary_of(run), results.preprocess_step_result.questions[: opts.max_questions]
+                ),
+                Coverage,
+            )
+        )
+        .generate_score(
+            lambda results: summarization_score(
+                results.preprocess_step_result, results.analyze_step_result, opts.max_questions, opts.scale
+            )
+        )
+        .generate_reason(
+            reason_step(
+                judge,
+                lambda run, results, score: _reason_prompt(
+                    results.preprocess_step_result,
+                    results.analyze_step_result,
+                    opts.max_questions,
+                    score,
+                    opts.scale,
+                ),
+                fixed,
+            )
+        )
     )

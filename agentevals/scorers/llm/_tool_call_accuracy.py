@@ -13,7 +13,7 @@ from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import (
     check_scale,
     expect_count,
@@ -98,6 +98,69 @@ def _tool_calls(run: Run) -> dict[str, Any]:
     return {"actual_tools": tools, "has_tool_calls": bool(tools), "tool_call_infos": infos}
 
 
+def _calls_text(run: Run) -> str:
+    lines = [
+        f"{i}. {inv.tool_name}({json.dumps(inv.args, ensure_ascii=False, default=str)})"
+        for i, inv in enumerate(
+            (inv for m in run.output_messages for inv in m.tool_invocations if inv.state != "partial-call"),
+            1,
+        )
+    ]
+    return "\n".join(lines) or "None"
+
+
+def _analysis_prompt(run: Run, calls: int, available_tools: str) -> str:
+    return f"""Evaluate the tool calls the agent made for the user's request.
+- For each call (in order), decide whether it was appropriate: it directly serves the explicit request.
+  A tool that is merely helpful, or a general tool used where a specific one exists, is not appropriate.
+- List tools from the available tools that the agent should have called but did not (missing_tools).
+- If the request is too vague and the agent asked for clarification without calling tools, that is
+  appropriate: return no evaluations and no missing tools.
+
+User request:
+{query_text(run)}
+
+Agent response:
+{response_text(run) or "(no text)"}
+
+Tools called:
+{_calls_text(run)}
+
+Available tools:
+{available_tools}
+
+Return {{"evaluations": [{{"tool_called", "was_appropriate", "reasoning"}}], "missing_tools": [...]}} with
+exactly one evaluation per call ({calls} evaluations)."""
+
+
+def tool_call_accuracy_llm_score(
+    calls: Sequence[str], analysis: ToolAnalysis, penalize_missing_tools: bool, scale: float
+) -> float:
+    """Appropriate calls / (calls + missing tools) × ``scale``.
+
+    Missing tools count only when no tool was called if ``penalize_missing_tools`` is false. No calls
+    score ``scale`` when no tool is missing, else 0. Fewer evaluations than calls is a ``ValueError``.
+
+    >>> ok, bad = (ToolEvaluation(tool_called="t", was_appropriate=a, reasoning="") for a in (True, False))
+    >>> analysis = ToolAnalysis(evaluations=[ok, bad], missing_tools=["search"])
+    >>> tool_call_accuracy_llm_score(["t", "u"], analysis, True, 1)
+    0.33
+    """
+    evaluations = expect_count(analysis.evaluations, len(calls), what="evaluations", per="tool calls")
+    missing = len(analysis.missing_tools)
+    if not evaluations:
+        return 0.0 if missing else scaled(1.0, scale)
+    total = len(evaluations) + (missing if penalize_missing_tools else 0)
+    return scaled(sum(e.was_appropriate for e in evaluations) / total, scale)
+
+
+def _reason_prompt(run: Run, analysis: ToolAnalysis, score: float, scale: float) -> str:
+    return f"""Explain in ONE sentence why the agent's tool use scored {score} (out of {scale}).
+
+User request: {query_text(run)}
+Evaluations: {analysis.model_dump_json()}"""
+
+
 def create_tool_call_accuracy_scorer_llm(
     model: str | Judge,
     options: ToolCallAccuracyLLMOptions | Mapping[str, Any] | None = None,
@@ -117,63 +180,6 @@ def create_tool_call_accuracy_scorer_llm(
     opts = merge_options(ToolCallAccuracyLLMOptions, options, option_kwargs)
     judge = make_judge(model, INSTRUCTIONS)
     reference = "\n".join(f"- {t.name}: {t.description or '(no description)'}" for t in opts.available_tools)
-
-    def calls_text(run: Run) -> str:
-        lines = [
-            f"{i}. {inv.tool_name}({json.dumps(inv.args, ensure_ascii=False, default=str)})"
-            for i, inv in enumerate(
-                (
-                    inv
-                    for m in run.output_messages
-                    for inv in m.tool_invocations
-                    if inv.state != "partial-call"
-                ),
-                1,
-            )
-        ]
-        return "\n".join(lines) or "None"
-
-    def analysis_prompt(run: Run, results: StepResults) -> str:
-        count = len(results.preprocess_step_result["actual_tools"])
-        return f"""Evaluate the tool calls the agent made for the user's request.
-- For each call (in order), decide whether it was appropriate: it directly serves the explicit request.
-  A tool that is merely helpful, or a general tool used where a specific one exists, is not appropriate.
-- List tools from the available tools that the agent should have called but did not (missing_tools).
-- If the request is too vague and the agent asked for clarification without calling tools, that is
-  appropriate: return no evaluations and no missing tools.
-
-User request:
-{query_text(run)}
-
-Agent response:
-{response_text(run) or "(no text)"}
-
-Tools called:
-{calls_text(run)}
-
-Available tools:
-{reference}
-
-Return {{"evaluations": [{{"tool_called", "was_appropriate", "reasoning"}}], "missing_tools": [...]}} with
-exactly one evaluation per call ({count} evaluations)."""
-
-    def score(results: StepResults) -> float:
-        calls = results.preprocess_step_result["actual_tools"]
-        analysis: ToolAnalysis = results.analyze_step_result
-        evaluations = expect_count(analysis.evaluations, len(calls), what="evaluations", per="tool calls")
-        missing = len(analysis.missing_tools)
-        if not evaluations:
-            return 0.0 if missing else scaled(1.0, opts.scale)
-        total = len(evaluations) + (missing if opts.penalize_missing_tools else 0)
-        return scaled(sum(e.was_appropriate for e in evaluations) / total, opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        analysis: ToolAnalysis = results.analyze_step_result
-        return f"""Explain in ONE sentence why the agent's tool use scored {score} (out of {opts.scale}).
-
-User request: {query_text(run)}
-Evaluations: {analysis.model_dump_json()}"""
-
     return (
         create_scorer(
             id="tool_call_accuracy_llm",
@@ -184,7 +190,29 @@ Evaluations: {analysis.model_dump_json()}"""
             type="agent",
         )
         .preprocess(_tool_calls)
-        .analyze(PromptStep("Judge each tool call's appropriateness", analysis_prompt, ToolAnalysis))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt))
+        .analyze(
+            PromptStep(
+                "Judge each tool call's appropriateness",
+                lambda run, results: _analysis_prompt(
+                    run, len(results.preprocess_step_result["actual_tools"]), reference
+                ),
+                ToolAnalysis,
+            )
+        )
+        .generate_score(
+            lambda results: tool_call_accuracy_llm_score(
+                results.preprocess_step_result["actual_tools"],
+                results.analyze_step_result,
+                opts.penalize_missing_tools,
+                opts.scale,
+            )
+        )
+        .generate_reason(
+            reason_step(
+                judge,
+                lambda run, results, score: _reason_prompt(
+                    run, results.analyze_step_result, score, opts.scale
+                ),
+            )
+        )
     )

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from agentevals._model._run import Run
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep, StepResults
+from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import (
     check_scale,
     expect_count,
@@ -118,6 +118,66 @@ class TrajectoryAnalysis(BaseModel):
     overall_assessment: str
 
 
+def _analysis_prompt(run: Run, steps: Mapping[str, Any]) -> str:
+    expected = steps["expected_trajectory"]
+    comparison = (
+        f"\nExpected trajectory (compare against it):\n{expected}\n"
+        if expected
+        else "\nNo expected trajectory is given: judge the steps against what the task requires.\n"
+    )
+    return f"""Evaluate the agent's steps for the task, one evaluation per step in order: was it
+necessary, and was it in a logical position? List steps that should have been taken but were not
+(missing_steps) and unnecessary or redundant ones (extra_steps), and give a one-sentence assessment.
+
+Task:
+{query_text(run) or "(none)"}
+
+Agent's final response:
+{response_text(run) or "(none)"}
+
+Steps taken:
+{steps["actual_trajectory"]}
+{comparison}
+Return {{"step_evaluations": [{{"step_name", "was_necessary", "was_in_order", "reasoning"}}],
+"missing_steps": [...], "extra_steps": [...], "overall_assessment": "..."}} with exactly one evaluation
+per step ({len(steps["actual_steps"])} evaluations)."""
+
+
+def trajectory_accuracy_llm_score(
+    steps: Sequence[object], analysis: TrajectoryAnalysis, scale: float
+) -> float:
+    """``0.6 × necessary share + 0.3 × in-order share + 0.1 × (1 − missing / (steps + missing))`` × ``scale``.
+
+    No steps score ``scale`` when none is missing, else 0. Fewer evaluations than steps is a
+    ``ValueError``.
+
+    >>> evaluation = StepEvaluation(step_name="s", was_necessary=True, was_in_order=False, reasoning="")
+    >>> analysis = TrajectoryAnalysis(step_evaluations=[evaluation], missing_steps=["t"], extra_steps=[],
+    ...                               overall_assessment="")
+    >>> trajectory_accuracy_llm_score(["s"], analysis, 1)  # 0.6 + 0 + 0.1 × 1/2
+    0.65
+    """
+    evaluations = expect_count(analysis.step_evaluations, len(steps), what="evaluations", per="steps")
+    missing = len(analysis.missing_steps)
+    if not evaluations:
+        return 0.0 if missing else scaled(1.0, scale)
+    n = len(evaluations)
+    value = (
+        NECESSITY_WEIGHT * sum(e.was_necessary for e in evaluations) / n
+        + ORDER_WEIGHT * sum(e.was_in_order for e in evaluations) / n
+        + COMPLETENESS_WEIGHT * (1 - missing / (n + missing))
+    )
+    return scaled(min(max(value, 0.0), 1.0), scale)
+
+
+def _reason_prompt(run: Run, analysis: TrajectoryAnalysis, score: float, scale: float) -> str:
+    return f"""Explain in two or three sentences why the agent's trajectory scored {score} (out of
+{scale}), naming unnecessary, misplaced or missing steps.
+
+Task: {query_text(run)}
+Evaluation: {analysis.model_dump_json()}"""
+
+
 def create_trajectory_accuracy_scorer_llm(
     model: str | Judge,
     options: TrajectoryAccuracyLLMOptions | Mapping[str, Any] | None = None,
@@ -147,58 +207,6 @@ def create_trajectory_accuracy_scorer_llm(
             "has_steps": bool(steps),
         }
 
-    def analysis_prompt(run: Run, results: StepResults) -> str:
-        pre = results.preprocess_step_result
-        expected = pre["expected_trajectory"]
-        comparison = (
-            f"\nExpected trajectory (compare against it):\n{expected}\n"
-            if expected
-            else "\nNo expected trajectory is given: judge the steps against what the task requires.\n"
-        )
-        return f"""Evaluate the agent's steps for the task, one evaluation per step in order: was it
-necessary, and was it in a logical position? List steps that should have been taken but were not
-(missing_steps) and unnecessary or redundant ones (extra_steps), and give a one-sentence assessment.
-
-Task:
-{query_text(run) or "(none)"}
-
-Agent's final response:
-{response_text(run) or "(none)"}
-
-Steps taken:
-{pre["actual_trajectory"]}
-{comparison}
-Return {{"step_evaluations": [{{"step_name", "was_necessary", "was_in_order", "reasoning"}}],
-"missing_steps": [...], "extra_steps": [...], "overall_assessment": "..."}} with exactly one evaluation
-per step ({len(pre["actual_steps"])} evaluations)."""
-
-    def score(results: StepResults) -> float:
-        analysis: TrajectoryAnalysis = results.analyze_step_result
-        evaluations = expect_count(
-            analysis.step_evaluations,
-            len(results.preprocess_step_result["actual_steps"]),
-            what="evaluations",
-            per="steps",
-        )
-        missing = len(analysis.missing_steps)
-        if not evaluations:
-            return 0.0 if missing else scaled(1.0, opts.scale)
-        n = len(evaluations)
-        value = (
-            NECESSITY_WEIGHT * sum(e.was_necessary for e in evaluations) / n
-            + ORDER_WEIGHT * sum(e.was_in_order for e in evaluations) / n
-            + COMPLETENESS_WEIGHT * (1 - missing / (n + missing))
-        )
-        return scaled(min(max(value, 0.0), 1.0), opts.scale)
-
-    def reason_prompt(run: Run, results: StepResults, score: float) -> str:
-        analysis: TrajectoryAnalysis = results.analyze_step_result
-        return f"""Explain in two or three sentences why the agent's trajectory scored {score} (out of
-{opts.scale}), naming unnecessary, misplaced or missing steps.
-
-Task: {query_text(run)}
-Evaluation: {analysis.model_dump_json()}"""
-
     return (
         create_scorer(
             id="trajectory_accuracy_llm",
@@ -209,7 +217,24 @@ Evaluation: {analysis.model_dump_json()}"""
             type="agent",
         )
         .preprocess(preprocess)
-        .analyze(PromptStep("Evaluate each step of the trajectory", analysis_prompt, TrajectoryAnalysis))
-        .generate_score(score)
-        .generate_reason(reason_step(judge, reason_prompt))
+        .analyze(
+            PromptStep(
+                "Evaluate each step of the trajectory",
+                lambda run, results: _analysis_prompt(run, results.preprocess_step_result),
+                TrajectoryAnalysis,
+            )
+        )
+        .generate_score(
+            lambda results: trajectory_accuracy_llm_score(
+                results.preprocess_step_result["actual_steps"], results.analyze_step_result, opts.scale
+            )
+        )
+        .generate_reason(
+            reason_step(
+                judge,
+                lambda run, results, score: _reason_prompt(
+                    run, results.analyze_step_result, score, opts.scale
+                ),
+            )
+        )
     )

@@ -102,6 +102,63 @@ def _item(run: Run) -> TrajectoryExpectation:
     return expectation_from(run.expected_trajectory) or TrajectoryExpectation()
 
 
+def _accuracy(
+    run: Run,
+    static: TrajectoryExpectation | None,
+    ordering: Ordering,
+    allow_repeated_steps: bool,
+    matching: ToolArgsMatch,
+    unordered_parallel_calls: bool,
+) -> dict[str, Any]:
+    """Compare the run's trajectory with the expected steps, the run's expectation overriding the
+    scorer's (``static``), which overrides ``ordering`` and ``allow_repeated_steps``."""
+    trajectory = trajectory_from_run(run)
+    item = _item(run)
+    steps = static.steps if static is not None and static.steps is not None else item.steps
+    if steps is None:
+        raise SkipRun(
+            "No expected trajectory: pass expected_trajectory= to the scorer or set "
+            "run.expected_trajectory for this item",
+            reason="no_expected_trajectory",
+        )
+    order = item.ordering or (static.ordering if static else None) or ordering
+    repeats = allow_repeated_steps
+    for override in (static.allow_repeated_steps if static else None, item.allow_repeated_steps):
+        repeats = repeats if override is None else override
+    comparison = compare_trajectories(
+        trajectory,
+        steps,
+        ordering=order,
+        allow_repeated_steps=repeats,
+        tool_args_match=matching,
+        unordered_parallel_calls=unordered_parallel_calls,
+    )
+    return {
+        "score": comparison.score,
+        "ordering": order,
+        "allow_repeated_steps": repeats,
+        "actual_trajectory": [step_report(s) for s in trajectory.steps],
+        "expected_trajectory": [step_report(s) for s in steps],
+        "comparison": as_dict(comparison),
+    }
+
+
+def _accuracy_reason(results: StepResults) -> str:
+    found = results.preprocess_step_result
+    c = found["comparison"]
+    parts = [f"{c['matched_steps']}/{c['total_expected_steps']} expected steps matched ({found['ordering']})"]
+    for key, label in (
+        ("missing_steps", "missing"),
+        ("extra_steps", "extra"),
+        ("out_of_order_steps", "out of order"),
+    ):
+        if c[key]:
+            parts.append(f"{label}: {', '.join(c[key])}")
+    if c["repeated_steps"] and not found["allow_repeated_steps"]:
+        parts.append(f"repeated: {', '.join(c['repeated_steps'])}")
+    return "; ".join(parts) + "."
+
+
 def create_trajectory_accuracy_scorer_code(
     expected_trajectory: Any = None,
     *,
@@ -141,54 +198,6 @@ def create_trajectory_accuracy_scorer_code(
     if not isinstance(unordered_parallel_calls, bool):
         raise ValueError(f"unordered_parallel_calls must be True or False, got {unordered_parallel_calls!r}")
 
-    def preprocess(run: Run) -> dict[str, Any]:
-        trajectory = trajectory_from_run(run)
-        item = _item(run)
-        steps = static.steps if static is not None and static.steps is not None else item.steps
-        if steps is None:
-            raise SkipRun(
-                "No expected trajectory: pass expected_trajectory= to the scorer or set "
-                "run.expected_trajectory for this item",
-                reason="no_expected_trajectory",
-            )
-        order = item.ordering or (static.ordering if static else None) or ordering
-        repeats = allow_repeated_steps
-        for override in (static.allow_repeated_steps if static else None, item.allow_repeated_steps):
-            repeats = repeats if override is None else override
-        comparison = compare_trajectories(
-            trajectory,
-            steps,
-            ordering=order,
-            allow_repeated_steps=repeats,
-            tool_args_match=mode,
-            unordered_parallel_calls=unordered_parallel_calls,
-        )
-        return {
-            "score": comparison.score,
-            "ordering": order,
-            "allow_repeated_steps": repeats,
-            "actual_trajectory": [step_report(s) for s in trajectory.steps],
-            "expected_trajectory": [step_report(s) for s in steps],
-            "comparison": as_dict(comparison),
-        }
-
-    def reason(results: StepResults) -> str:
-        found = results.preprocess_step_result
-        c = found["comparison"]
-        parts = [
-            f"{c['matched_steps']}/{c['total_expected_steps']} expected steps matched ({found['ordering']})"
-        ]
-        for key, label in (
-            ("missing_steps", "missing"),
-            ("extra_steps", "extra"),
-            ("out_of_order_steps", "out of order"),
-        ):
-            if c[key]:
-                parts.append(f"{label}: {', '.join(c[key])}")
-        if c["repeated_steps"] and not found["allow_repeated_steps"]:
-            parts.append(f"repeated: {', '.join(c['repeated_steps'])}")
-        return "; ".join(parts) + "."
-
     names = [s.name for s in static.steps] if static is not None and static.steps else None
     description = (
         f"Whether the trajectory follows [{' → '.join(names)}] ({ordering} ordering)"
@@ -202,9 +211,11 @@ def create_trajectory_accuracy_scorer_code(
             description=description,
             type="trajectory",
         )
-        .preprocess(preprocess)
+        .preprocess(
+            lambda run: _accuracy(run, static, ordering, allow_repeated_steps, mode, unordered_parallel_calls)
+        )
         .generate_score(_score_of)
-        .generate_reason(reason)
+        .generate_reason(_accuracy_reason)
     )
 
 
