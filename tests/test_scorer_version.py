@@ -7,11 +7,13 @@ import os
 import sqlite3
 import subprocess
 import sys
+import types
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agentevals import Run, create_scorer
+from agentevals import Judge, PromptStep, Run, create_scorer
+from agentevals._scoring._steps import ScoreOutput
 from agentevals.scorers.code import create_regex_scorer
 from agentevals.sinks import SQLiteSink, record_to_row
 
@@ -36,6 +38,45 @@ def test_an_edited_function_changes_the_version_and_a_set_version_wins() -> None
     assert scorer.with_id("y").version == "2"
     plain = create_scorer(id="x").generate_score(lambda run, **_: 1.0)
     assert plain.version != plain.with_id("y").version  # the id is part of it
+
+
+def _scorer_calling_a_helper(helper_body: str) -> Any:
+    """A scorer whose step calls a module-level formula, as the prebuilt scorers' steps do."""
+    module = types.ModuleType("user_scorers")
+    source = (
+        f"def formula(text):\n    return {helper_body}\n\nstep = lambda run, **_: formula(run.output_text)\n"
+    )
+    exec(compile(source, "<user_scorers>", "exec"), module.__dict__)
+    return create_scorer(id="x").generate_score(module.step)
+
+
+def test_an_edited_formula_a_step_calls_changes_the_version() -> None:
+    assert (
+        _scorer_calling_a_helper("float(bool(text))").version
+        == _scorer_calling_a_helper("float(bool(text))").version
+    )
+    assert (
+        _scorer_calling_a_helper("float(bool(text))").version
+        != _scorer_calling_a_helper("float(len(text) > 3)").version
+    )
+
+
+def _judged(judge: Judge) -> Any:
+    prompt = PromptStep("Is it polite?", lambda run, **_: run.output_text, ScoreOutput)
+    return create_scorer(id="polite", judge=judge).generate_score(prompt)
+
+
+def test_the_judge_settings_that_shape_replies_change_the_version_and_credentials_do_not() -> None:
+    base = _judged(Judge(model="openai/gpt-4o-mini", api_key="sk-one")).version
+    assert base == _judged(Judge(model="openai/gpt-4o-mini", api_key="sk-two", timeout=5.0)).version
+    for changed in (
+        Judge(model="openai/gpt-4o-mini", temperature=0.7),
+        Judge(model="openai/gpt-4o-mini", structured_output="json_object"),
+        Judge(model="openai/gpt-4o-mini", max_tokens=300),
+        Judge(model="openai/gpt-4o-mini", completion_kwargs={"top_p": 0.5}),
+        Judge(model="openai/gpt-4o", api_key="sk-one"),
+    ):
+        assert _judged(changed).version != base, changed
 
 
 def test_version_is_the_same_in_another_process() -> None:

@@ -3,8 +3,9 @@
 The description must be the same in every process and Python run that holds the same configuration:
 no ``id()``, no ``hash()`` of text (randomized per process), no ``repr`` that may show an address. A
 function is described by its module, qualified name, bytecode, constants and names (not its line
-numbers: moving code does not change it), its defaults and the plain values its closure holds (an
-options dataclass, a pattern), so a prebuilt scorer's version follows its options.
+numbers: moving code does not change it), its defaults, the plain values its closure holds (an
+options dataclass, a pattern) and the functions of its own package it calls by a global name (a
+formula a step calls), so a prebuilt scorer's version follows its options and its formula.
 """
 
 from __future__ import annotations
@@ -89,6 +90,16 @@ def function_description(fn: Any, depth: int = 0, seen: frozenset[int] = frozens
             cells.append(nested(cell.cell_contents))
         except ValueError:  # an empty cell (a name assigned after the function was made)
             cells.append("<empty>")
+    seen = seen | {id(fn)}
+    calls = tuple(
+        (
+            name,
+            "<deep>"
+            if depth > _MAX_DEPTH or id(called) in seen
+            else function_description(called, depth + 1, seen),
+        )
+        for name, called in _called_functions(fn, code)
+    )
     return (
         "function",
         fn.__module__,
@@ -97,7 +108,32 @@ def function_description(fn: Any, depth: int = 0, seen: frozenset[int] = frozens
         nested(fn.__defaults__),
         nested(fn.__kwdefaults__),
         tuple(cells),
+        calls,
     )
+
+
+def _called_functions(fn: Any, code: types.CodeType) -> list[tuple[str, types.FunctionType]]:
+    """The functions of ``fn``'s own package that its code names as globals, by name."""
+    package = str(fn.__module__).partition(".")[0]
+    scope = getattr(fn, "__globals__", {})
+    found = []
+    for name in sorted(_global_names(code)):
+        value = scope.get(name)
+        if (
+            isinstance(value, types.FunctionType)
+            and value is not fn
+            and str(value.__module__).partition(".")[0] == package
+        ):
+            found.append((name, value))
+    return found
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
 
 
 def code_digest(code: types.CodeType) -> str:

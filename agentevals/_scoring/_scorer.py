@@ -388,8 +388,19 @@ class Scorer:
             execution.reason = value
 
 
-def _judge_description(judge: Judge | None) -> tuple[str, str] | None:
-    return None if judge is None else (judge.model, judge.instructions)
+def _judge_description(judge: Judge | None) -> tuple[Any, ...] | None:
+    """What makes a judge another instrument: its model, instructions and the settings that shape its
+    replies (credentials stay secrets, described by type only; timeouts and retries are left out)."""
+    if judge is None:
+        return None
+    return (
+        judge.model,
+        judge.instructions,
+        judge.temperature,
+        judge.structured_output,
+        judge.max_tokens,
+        canonical(dict(judge.completion_kwargs)),
+    )
 
 
 def _finite_score(value: Any) -> float:

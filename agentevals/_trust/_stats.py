@@ -237,8 +237,11 @@ def corrected_pass_rate(
     theta = (raw + tnr - 1) / youden
     variance = (raw * (1 - raw) / judged + theta**2 * tpr_var + (1 - theta) ** 2 * tnr_var) / youden**2
     half = Z95 * math.sqrt(variance)
-    clip = lambda value: min(1.0, max(0.0, value))  # noqa: E731
-    return CorrectedRate(raw, Estimate(clip(theta), clip(theta - half), clip(theta + half)))
+    return CorrectedRate(raw, Estimate(_unit(theta), _unit(theta - half), _unit(theta + half)))
+
+
+def _unit(value: float) -> float:
+    return min(1.0, max(0.0, value))
 
 
 def _adjusted_variance(successes: int, n: int) -> float:
