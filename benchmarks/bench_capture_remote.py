@@ -31,6 +31,7 @@ from bench_engine import CountingSink
 from pydantic import BaseModel
 
 from agentevals import ScoringEngine, create_scorer
+from agentevals.engine import BrokerOptions
 from agentevals.steps import PromptStep
 from agentevals.testing import FakeJudge, FakeJudgeServer
 
@@ -123,7 +124,7 @@ def main() -> None:
                 if spool == "local":
                     return ScoringEngine(scorers, sinks=[CountingSink()])
                 path = folder / f"spool-{uuid.uuid4().hex[:8]}.db" if spool else None
-                return ScoringEngine(scorers, broker=args.broker, broker_queue=queue, spool=path)
+                return ScoringEngine(scorers, broker=BrokerOptions(args.broker, queue=queue, spool=path))
 
             try:
                 rounds: list[Round] = [

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
+from agentevals.engine import DeliveryOptions, QueueOptions, ScoringOptions
 
 N_SUBMIT = 50_000
 N_OFFERED = 1_000_000
@@ -104,7 +105,9 @@ def main() -> None:
 
     # submit(): every run sampled out (rate 0: hashing + counters only).
     engine = ScoringEngine(
-        {"s": {"scorer": scorer, "sampling": 0.0}}, sinks=[CountingSink()], dead_letter=DEAD_LETTER
+        {"s": {"scorer": scorer, "sampling": 0.0}},
+        sinks=[CountingSink()],
+        delivery=DeliveryOptions(dead_letter=DEAD_LETTER),
     )
     summary("submit(), sampled out (ratio 0.0)", timings_us(engine.submit, items), base_median)
     engine.shutdown()
@@ -114,8 +117,8 @@ def main() -> None:
     engine = ScoringEngine(
         {"a": {"scorer": scorer, "sampling": 1.0}, "b": {"scorer": scorer.with_id("b"), "sampling": 0.5}},
         sinks=[sink],
-        queue_size=N_SUBMIT + 1,
-        dead_letter=DEAD_LETTER,
+        queue=QueueOptions(size=N_SUBMIT + 1),
+        delivery=DeliveryOptions(dead_letter=DEAD_LETTER),
     )
     summary("submit(), accepted (ratio 1.0 + 0.5, 2 scorers)", timings_us(engine.submit, items), base_median)
     engine.flush(60)
@@ -129,7 +132,10 @@ def main() -> None:
     # Memory while 1,000,000 runs are offered at sampling 0.01 (runs built on the fly, then dropped).
     sink = CountingSink()
     engine = ScoringEngine(
-        {"s": {"scorer": scorer, "sampling": 0.01}}, sinks=[sink], queue_size=10_000, dead_letter=DEAD_LETTER
+        {"s": {"scorer": scorer, "sampling": 0.01}},
+        sinks=[sink],
+        queue=QueueOptions(size=10_000),
+        delivery=DeliveryOptions(dead_letter=DEAD_LETTER),
     )
     template = Run(input="What is the capital of France?", output="Paris.")
     before = rss_mib()
@@ -161,9 +167,9 @@ def main() -> None:
     engine = ScoringEngine(
         [create_scorer(id="slow").generate_score(slow)],
         sinks=[CountingSink()],
-        queue_size=10_000,
-        max_concurrency=16,
-        dead_letter=DEAD_LETTER,
+        queue=QueueOptions(size=10_000),
+        scoring=ScoringOptions(max_concurrency=16),
+        delivery=DeliveryOptions(dead_letter=DEAD_LETTER),
     )
     before = rss_mib()
     for i in range(200_000):

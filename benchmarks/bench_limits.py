@@ -22,7 +22,7 @@ from typing import Any
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
 from agentevals._scoring._judge._scope import active_limits
 from agentevals._scoring._limits._gate import EngineLimits
-from agentevals.engine import Breaker, Budget
+from agentevals.engine import Breaker, Budget, DeliveryOptions, ExitOptions, QueueOptions
 from agentevals.testing import FakeJudgeServer
 
 RUNS = 20_000
@@ -52,9 +52,9 @@ def engine_seconds(**options: Any) -> float:
     engine = ScoringEngine(
         [SCORER],
         sinks=[CountingSink()],
-        queue_size=RUNS,
-        handle_sigterm=False,
-        dead_letter=DEAD_LETTER,
+        queue=QueueOptions(size=RUNS),
+        delivery=DeliveryOptions(dead_letter=DEAD_LETTER),
+        exit=ExitOptions(handle_sigterm=False),
         **options,
     )
     runs = [Run(input="q", output="a") for _ in range(RUNS)]

@@ -22,6 +22,7 @@ from typing import Any
 
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._engine._sampling import run_key, sample_point
+from agentevals.engine import DeliveryOptions
 
 N = 50_000
 ROUNDS = 3
@@ -87,7 +88,9 @@ def main() -> None:
         results["baseline: lock + deque.append"].append(median_us(locked_append, items))
         for label, sampling in setups.items():
             engine = ScoringEngine(
-                {"s": {"scorer": scorer, "sampling": sampling}}, sinks=[], dead_letter=DEAD_LETTER
+                {"s": {"scorer": scorer, "sampling": sampling}},
+                sinks=[],
+                delivery=DeliveryOptions(dead_letter=DEAD_LETTER),
             )
             results[label].append(median_us(engine.submit, items))
             assert engine.stats().sampled_out == N

@@ -62,10 +62,11 @@ def coded(i):
 
 ENGINE = """
 from agentevals import ScoringEngine
+from agentevals.engine import ExitOptions
 from agentevals.sinks import MemorySink
 scorers = [{make}(i) for i in range(3)]
 started = time.perf_counter()
-engine = ScoringEngine(scorers, sinks=[MemorySink()], handle_sigterm=False)
+engine = ScoringEngine(scorers, sinks=[MemorySink()], exit=ExitOptions(handle_sigterm=False))
 report(time.perf_counter() - started)
 """
 

@@ -432,13 +432,14 @@ def bench_latency(broker: str, judge: JudgeProcess, per_message: int = 1) -> Non
     del per_message  # the engine's forwarder batches as it does in production
     rate, seconds = 500, 6.0
     from agentevals import ScoringEngine
+    from agentevals.engine import BrokerOptions
 
     queue = f"bench-{uuid.uuid4().hex[:8]}"
     scorers = __getattr__("CODE")
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "scores.db"
         worker = Worker(broker, queue, db, "CODE", 1, 8, judge.url)
-        engine = ScoringEngine(scorers, broker=broker, broker_queue=queue)
+        engine = ScoringEngine(scorers, broker=BrokerOptions(broker, queue=queue))
         submitted: dict[str, float] = {}
         seen: dict[str, float] = {}
         try:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from agentevals import Run, create_scorer, scored
+from agentevals import FlushReport, Run, create_scorer, scored
+from agentevals.engine import EngineStats
 from agentevals.sinks import MemorySink
 
 
@@ -20,6 +22,21 @@ class RecordingEngine:
         with self._lock:
             self.runs.append(run)
         return True
+
+    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
+        return self.submit(build())
+
+    def flush(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    async def aflush(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    def shutdown(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    def stats(self) -> EngineStats:
+        return EngineStats(submitted=len(self.runs), accepted=len(self.runs))
 
 
 def test_sync_text_function() -> None:
@@ -104,7 +121,7 @@ def test_a_failed_call_is_scored_where_asked_and_skipped_elsewhere() -> None:
 
 
 def test_capture_never_raises_into_the_call() -> None:
-    class Exploding:
+    class Exploding(RecordingEngine):
         def submit(self, run: Run) -> bool:
             raise RuntimeError("engine exploded")
 

@@ -11,6 +11,7 @@ import pytest
 from agentevals import Judge, PromptStep, ScoringEngine, create_scorer
 from agentevals._scoring._judge import _litellm
 from agentevals._scoring._judge._credentials import PROVIDER_KEYS, check_credentials, provider_of
+from agentevals.engine import ExitOptions
 from agentevals.sinks import MemorySink
 
 KEYS = sorted({name for sets in PROVIDER_KEYS.values() for group in sets for name in group})
@@ -109,7 +110,8 @@ def test_an_engine_logs_a_model_litellm_cannot_route_from_its_own_thread() -> No
     engine_logger = logging.getLogger("agentevals.engine")
     engine_logger.addHandler(seen)
     try:
-        engine = ScoringEngine([scorer], sinks=[MemorySink()], handle_sigterm=False)  # does not raise
+        # Does not raise.
+        engine = ScoringEngine([scorer], sinks=[MemorySink()], exit=ExitOptions(handle_sigterm=False))
         assert logged.wait(120)
         engine.shutdown(timeout=30)
     finally:

@@ -26,6 +26,7 @@ from agentevals._scoring._judge._secrets import (
     reveal,
     secret_values,
 )
+from agentevals.engine import DeliveryOptions
 from agentevals.sinks import JsonlSink, LoggingSink, MemorySink, RetryPolicy, SQLiteSink
 from agentevals.testing import ChatRequest, FakeJudgeServer, Reply
 
@@ -211,8 +212,9 @@ def test_records_sinks_dead_letter_and_logs_never_hold_the_key(
         engine = ScoringEngine(
             [scorer],
             sinks=[memory, JsonlSink(jsonl), SQLiteSink(db), LoggingSink(level=logging.INFO), Broken()],
-            retry=RetryPolicy(attempts=2, initial=0.001, max_wait=0.005),
-            dead_letter=dead_letter,
+            delivery=DeliveryOptions(
+                retry=RetryPolicy(attempts=2, initial=0.001, max_wait=0.005), dead_letter=dead_letter
+            ),
         )
         for case in CASES:
             engine.submit(Run(run_id=f"run-{case}", input=case, output="answer"))

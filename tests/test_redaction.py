@@ -16,6 +16,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentevals import PromptStep, Run, ScoreRecord, ScoreResult, ScoringEngine, create_scorer
+from agentevals.engine import DeliveryOptions, ExitOptions
 from agentevals.redaction import API_KEY, CREDIT_CARD, EMAIL, PHONE, mask, redact_text
 from agentevals.results import JudgeCall, ScoreFailure
 from agentevals.sinks import JsonlSink, MemorySink, RetryPolicy, SQLiteSink
@@ -194,9 +195,8 @@ def test_engine_redaction_reaches_every_sink_the_dead_letter_file_and_the_logs(
             [judged, failing],
             sinks=[memory, JsonlSink(jsonl), SQLiteSink(db), RejectingSink()],
             redact=mask([EMAIL]),
-            retry=RetryPolicy(attempts=2, initial=0.01),
-            dead_letter=dead,
-            handle_sigterm=False,
+            delivery=DeliveryOptions(retry=RetryPolicy(attempts=2, initial=0.01), dead_letter=dead),
+            exit=ExitOptions(handle_sigterm=False),
         )
         assert engine.submit(_conversation())
         assert not engine.submit({"input": ADDRESS, "entity": [ADDRESS]})  # type: ignore[arg-type]

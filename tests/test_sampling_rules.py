@@ -11,7 +11,7 @@ import pytest
 
 from agentevals import Run, Sampling
 from agentevals._engine._sampling import sample_point
-from agentevals.engine import Rule
+from agentevals.engine import DeliveryOptions, QueueOptions, Rule
 
 DECLINED = {"tool_name": "pay", "state": "error", "error": "declined"}
 TOOL_FAILED = [
@@ -270,7 +270,12 @@ def test_cli_rescore_scores_only_the_runs_the_policy_samples(
 
     db = tmp_path / "scores.db"
     length = create_scorer(id="length").generate_score(lambda run, **_: min(1.0, len(run.output_text) / 10))
-    engine = ScoringEngine(length, sinks=[SQLiteSink(db)], linger=0, dead_letter=tmp_path / "dl.jsonl")
+    engine = ScoringEngine(
+        length,
+        sinks=[SQLiteSink(db)],
+        queue=QueueOptions(linger=0),
+        delivery=DeliveryOptions(dead_letter=tmp_path / "dl.jsonl"),
+    )
     stored = [
         Run(
             run_id=f"run-{i}",

@@ -10,6 +10,7 @@ import pytest
 
 from agentevals import Run, Scorer, ScorerError, ScoringEngine, create_scorer
 from agentevals._model._failure import error_record
+from agentevals.engine import DeliveryOptions
 from agentevals.evals import rescore, run_evals
 from agentevals.results import ScoreFailure, ScoreRecord, ScoreResult
 from agentevals.scorers import all_of
@@ -84,7 +85,7 @@ def test_live_scoring_stores_a_failed_record_and_a_rescaled_one(tmp_path: Path) 
     engine = ScoringEngine(
         [_returning(7), _returning(7, score_range=(0, 10)).with_id("stars")],
         sinks=[memory],
-        dead_letter=tmp_path / "dead.jsonl",
+        delivery=DeliveryOptions(dead_letter=tmp_path / "dead.jsonl"),
     )
     engine.submit(Run(run_id="r", input="q", output="a"))
     assert engine.shutdown()
@@ -103,7 +104,11 @@ def test_run_evals_counts_an_out_of_range_score_as_an_error() -> None:
 
 def test_rescore_stores_an_out_of_range_score_as_a_failed_row(tmp_path: Path) -> None:
     db = tmp_path / "scores.db"
-    engine = ScoringEngine(_returning(1.0).with_id("ok"), sinks=[SQLiteSink(db)], dead_letter=tmp_path / "d")
+    engine = ScoringEngine(
+        _returning(1.0).with_id("ok"),
+        sinks=[SQLiteSink(db)],
+        delivery=DeliveryOptions(dead_letter=tmp_path / "d"),
+    )
     engine.submit(Run(run_id="r", input="q", output="a"))
     assert engine.shutdown()
     summary = rescore(db, [_returning(7)], progress=False)
@@ -120,7 +125,9 @@ def test_the_raw_score_is_stored_beside_the_rescaled_one(tmp_path: Path) -> None
     stars = create_scorer(id="stars", score_range=(0, 5)).generate_score(lambda run, **_: 4.0)
     unit = create_scorer(id="unit").generate_score(lambda run, **_: 0.25)
     db = tmp_path / "store.db"
-    engine = ScoringEngine([stars, unit], sinks=[SQLiteSink(db)], dead_letter=tmp_path / "d")
+    engine = ScoringEngine(
+        [stars, unit], sinks=[SQLiteSink(db)], delivery=DeliveryOptions(dead_letter=tmp_path / "d")
+    )
     engine.submit(Run(run_id="r", input="q", output="a"))
     assert engine.shutdown()
     with sqlite3.connect(db) as conn:

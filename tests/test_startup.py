@@ -60,6 +60,7 @@ def test_an_engine_with_judged_scorers_leaves_litellm_to_a_thread_of_its_own() -
         """
         import json, sys, threading
         from agentevals import Run, ScoringEngine
+        from agentevals.engine import ExitOptions, ScoringOptions
         from agentevals.sinks import MemorySink
         from agentevals.testing import FakeJudgeServer
 
@@ -68,8 +69,9 @@ def test_an_engine_with_judged_scorers_leaves_litellm_to_a_thread_of_its_own() -
             engine = ScoringEngine(
                 [judged(i, server.judge()) for i in range(3)],
                 sinks=[memory],
-                handle_sigterm=False,
-                scorer_timeout=30,  # judged scorers wait for the import before their timeouts start
+                exit=ExitOptions(handle_sigterm=False),
+                # Judged scorers wait for the import before their timeouts start.
+                scoring=ScoringOptions(timeout=30),
             )
             on_return = "litellm" in sys.modules
             before = list(IMPORTERS)
@@ -96,8 +98,10 @@ def test_an_engine_refuses_a_missing_key_without_importing_litellm() -> None:
         """
         import json, sys
         from agentevals import Judge, ScoringEngine
+        from agentevals.engine import ExitOptions
         try:
-            ScoringEngine([judged(0, Judge(model="openai/gpt-4o-mini"))], handle_sigterm=False)
+            judge = Judge(model="openai/gpt-4o-mini")
+            ScoringEngine([judged(0, judge)], exit=ExitOptions(handle_sigterm=False))
         except ValueError as err:
             error = str(err)
         else:
@@ -187,10 +191,12 @@ def test_the_engine_loop_answers_a_flush_while_litellm_is_imported() -> None:
         """
         import json
         from agentevals import ScoringEngine
+        from agentevals.engine import ExitOptions
         from agentevals.testing import FakeJudgeServer
 
         with FakeJudgeServer(responder=lambda request: {"score": 1.0}) as server:
-            engine = ScoringEngine([judged(0, server.judge())], sinks=[], handle_sigterm=False)
+            no_sigterm = ExitOptions(handle_sigterm=False)
+            engine = ScoringEngine([judged(0, server.judge())], sinks=[], exit=no_sigterm)
             flushed = bool(engine.flush(timeout=5))  # the import is held on its thread until RELEASE
             RELEASE.set()
             engine.shutdown(timeout=120)

@@ -28,6 +28,7 @@ atexit.register(inspect_loop)
 from pydantic import BaseModel
 from agentevals import PromptStep, Run, ScoringEngine, create_scorer
 from agentevals._support._sync import background_loop
+from agentevals.engine import DeliveryOptions, QueueOptions
 from agentevals.sinks import JsonlSink, SQLiteSink
 from agentevals.testing import FakeJudgeServer
 
@@ -44,7 +45,8 @@ scorer = (
 assert scorer.run_sync(Run(input="q", output="a")).score == 1.0
 out = sys.argv[1]
 engine = ScoringEngine([scorer], sinks=[JsonlSink(out + ".jsonl"), SQLiteSink(out + ".db")],
-                       dead_letter=out + ".dead.jsonl", linger=0.5)
+                       delivery=DeliveryOptions(dead_letter=out + ".dead.jsonl"),
+                       queue=QueueOptions(linger=0.5))
 for i in range(20):
     engine.submit(Run(run_id=f"r{i}", input="q", output="a"))
 loops.append(background_loop())

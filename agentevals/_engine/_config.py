@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agentevals._engine._options import is_number
 from agentevals._engine._sampling import Sampling
 from agentevals._model._thresholds import Threshold
 from agentevals._scoring._limits._budget import Budget
 from agentevals._scoring._scorer import Scorer
-from agentevals.sinks._retry import RetryPolicy
 
 _ENTRY_KEYS = frozenset(
     {"scorer", "sampling", "timeout", "max_concurrency", "score_errors", "budget", "threshold"}
@@ -24,7 +24,7 @@ class ScorerEntry:
 
     ``sampling`` accepts what :meth:`Sampling.of` does (``{"type": "ratio", "rate": 0.25}``, a rate, a
     callable ``(run) -> bool``, rules ``{"type": "rules", "rules": [...]}``); ``timeout`` (seconds) and
-    ``max_concurrency`` default to the engine's.
+    ``max_concurrency`` default to the engine's :class:`~agentevals.engine.ScoringOptions`.
     ``score_errors``: whether the scorer scores runs that failed (``run.error`` set: the agent raised);
     by default such a run gets a skipped record (``skip_reason="run_failed"``) from this scorer.
     ``budget``: a :class:`~agentevals.engine.Budget` (or a dict of its fields) on this scorer's judge
@@ -54,7 +54,7 @@ class ScorerEntry:
             )
         object.__setattr__(self, "sampling", Sampling.of(self.sampling))
         if self.timeout is not None and not (
-            _is_number(self.timeout) and math.isfinite(self.timeout) and self.timeout > 0
+            is_number(self.timeout) and math.isfinite(self.timeout) and self.timeout > 0
         ):
             raise ValueError(f"timeout must be a positive number of seconds or None, got {self.timeout!r}")
         if self.max_concurrency is not None and (
@@ -122,53 +122,3 @@ def _entry(value: Any, key: str | None) -> ScorerEntry:
         scorer = entry.scorer.with_id(key, entry.scorer.name)
         entry = replace(entry, scorer=scorer)
     return entry
-
-
-def check_options(
-    *,
-    queue_size: int,
-    max_concurrency: int,
-    batch_size: int,
-    sink_buffer: int,
-    overflow: str,
-    scorer_timeout: float | None,
-    linger: float,
-    redact: Any,
-    exit_timeout: float = 30.0,
-    retry: Any = None,
-) -> None:
-    """Fail fast, at construction, on engine options that cannot work (rather than in a worker later)."""
-    for name, value in (
-        ("queue_size", queue_size),
-        ("max_concurrency", max_concurrency),
-        ("batch_size", batch_size),
-        ("sink_buffer", sink_buffer),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1 (e.g. {name}=256), got {value!r}")
-    if overflow not in ("drop_newest", "drop_oldest"):
-        raise ValueError(f"overflow must be 'drop_newest' or 'drop_oldest', got {overflow!r}")
-    if scorer_timeout is not None and not (_is_number(scorer_timeout) and math.isfinite(scorer_timeout)
-                                           and scorer_timeout > 0):  # fmt: skip
-        raise ValueError(
-            "scorer_timeout must be a positive, finite number of seconds (e.g. 60.0) or None for no "
-            f"limit, got {scorer_timeout!r}"
-        )
-    if not (_is_number(linger) and math.isfinite(linger) and linger >= 0):
-        raise ValueError(f"linger must be a finite number of seconds >= 0 (e.g. 0.2), got {linger!r}")
-    check_timeout(exit_timeout, "exit_timeout")
-    if redact is not None and not callable(redact):
-        raise TypeError("redact must be a callable (record) -> record")
-    if retry is not None and not isinstance(retry, RetryPolicy):
-        raise TypeError(f"retry must be a RetryPolicy(attempts=..., initial=...), got {retry!r}")
-
-
-def check_timeout(value: float, name: str = "timeout") -> float:
-    """``value`` if it is a finite number of seconds >= 0, else a ``ValueError`` saying so."""
-    if not (_is_number(value) and math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number of seconds >= 0 (e.g. 30.0), got {value!r}")
-    return value
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeVar, cast
 
-from agentevals._engine._live import LiveScoring
+from agentevals._engine._live import Engine, LiveScoring
 from agentevals._model._messages import Message
 from agentevals._model._run import Run
 from agentevals._scoring._scorer import Scorer
@@ -27,7 +27,7 @@ def scored(
     *,
     scorers: Mapping[str, Any] | Sequence[Scorer] | None = None,
     sinks: Sequence[Any] | None = None,
-    engine: Any = None,
+    engine: Engine | None = None,
     sampling: float | Mapping[str, Any] | None = None,
     entity: str | None = None,
     input_arg: str | None = None,

@@ -1,20 +1,26 @@
-"""The engine's scoring side: the background loop that takes queued runs and scores them, sync
-scorers in chunks on a worker thread (``_inline.py``), the others as tasks, and the accounting per
-(run, scorer) pair. ``ScoringEngine`` inherits it; its ``__init__`` sets the state declared here."""
+"""The engine's scoring: a loop on the engine's event loop takes the queued runs and scores them, sync
+scorers in chunks on a worker thread (``_inline``), the others as tasks under the concurrency limits,
+the timeouts and the judge limits (budgets, breakers); each (run, scorer) pair is accounted until its
+record is handed to delivery."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
 import time
-from collections.abc import Coroutine
+from collections import deque
+from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 from agentevals._engine._config import ScorerEntry
-from agentevals._engine._control import EngineControl, logger
-from agentevals._engine._deferred import DeferredRun
+from agentevals._engine._delivery import Delivery
 from agentevals._engine._inline import CHUNK, Chunk, InlineWorker, Pair
+from agentevals._engine._intake import Intake
+from agentevals._engine._options import ScoringOptions
 from agentevals._engine._sink_worker import SinkWorker
+from agentevals._engine._stats import percentile
+from agentevals._model._deferred_run import DeferredRun
 from agentevals._model._errors import RunBuildError
 from agentevals._model._failure import failure_record
 from agentevals._model._redact import set_active_redactor
@@ -23,7 +29,10 @@ from agentevals._model._run import Run
 from agentevals._scoring._judge._scope import active_limits
 from agentevals._scoring._limits._gate import EngineLimits
 from agentevals._scoring._score_once import FailureLog, Redactor, finalize, run_failed_record, score_once
-from agentevals._store._catalog_tables import ScorerInfo
+
+logger = logging.getLogger("agentevals.engine")
+
+_DONE = ("scored", "failed", "skipped", "finished", "abandoned")
 
 
 class _RunState:
@@ -38,55 +47,64 @@ class _RunState:
         self.abandoned = False
 
 
-class EngineDispatch(EngineControl):
-    """Takes queued runs and scores them (a base class of :class:`~agentevals.ScoringEngine`)."""
+class Dispatch:
+    """Scores the runs the intake accepted and hands the records to delivery (a :class:`Stage`).
 
-    _all: tuple[ScorerEntry, ...]
-    _inline: set[int]
-    _wake: asyncio.Event
-    _wake_pending: bool
-    _slots: asyncio.Semaphore
-    _concurrency: asyncio.Semaphore
-    _scorer_limits: dict[int, asyncio.Semaphore]
-    _failures: FailureLog
-    _gate: EngineLimits | None
-    scorer_timeout: float | None
-    redact: Redactor | None
-    entity: str | None
-    linger: float
+    Its counters are written only on the engine's loop (``stats()`` copies them whole). ``on_idle`` is
+    called when the last pair under way is done (a waiting flush may look again).
+    """
 
-    # -- background loop --------------------------------------------------------------------------
+    def __init__(
+        self,
+        entries: tuple[ScorerEntry, ...],
+        options: ScoringOptions,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        intake: Intake,
+        delivery: Delivery,
+        gate: EngineLimits | None,
+        entity: str | None,
+        redact: Redactor | None,
+        on_idle: Callable[[], None],
+    ) -> None:
+        self._intake = intake
+        self._delivery = delivery
+        self._gate = gate
+        self._entity = entity
+        self._redact = redact
+        self._on_idle = on_idle
+        self._timeout = options.timeout
+        self._loop = loop
+        self._inline = {id(e) for e in entries if e.scorer.is_sync}
+        self._slots = asyncio.Semaphore(options.max_concurrency * 4)
+        self._concurrency = asyncio.Semaphore(options.max_concurrency)
+        self._scorer_limits = {
+            id(e): asyncio.Semaphore(e.max_concurrency) for e in entries if e.max_concurrency is not None
+        }
+        self._failures = FailureLog(redact)  # scorer failures in the log too (throttled)
+        self._done = dict.fromkeys(_DONE, 0)
+        self._skipped_by = {e.scorer.id: 0 for e in entries}
+        self._latencies: deque[float] = deque(maxlen=10_000)
+        self._worker: InlineWorker | None = None  # the thread scoring sync scorers, made on first use
+        self._pending_pairs = 0
+        self._scoring = 0  # runs taken from the queue, not finished or abandoned yet
+        self._stopping = False  # the shutdown is cancelling the engine's tasks
+        self._service: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
-    def _start(self) -> None:
-        set_active_redactor(self.redact)  # judge retry logs in this engine's scoring tasks go through it
-        if any(w.stores_scorers for w in self._workers):
-            try:
-                scorers = scorer_infos(self._entries)
-            except Exception:  # never a reason not to score
-                logger.exception("agentevals: the scorers could not be described for the sinks")
-                scorers = []
-            for worker in self._workers:
-                worker.add_scorers(scorers)
-        self._service = [self._loop.create_task(self._dispatch(), name="agentevals-dispatch")]
-        self._service += [
-            self._loop.create_task(w.run(), name=f"agentevals-sink-{w.name}") for w in self._workers
-        ]
+    # -- the engine's loop ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        set_active_redactor(self._redact)  # judge retry logs in this engine's scoring tasks go through it
+        self._service = self._loop.create_task(self._dispatch(), name="agentevals-dispatch")
 
     async def _dispatch(self) -> None:
         while True:
-            await self._wake.wait()
-            if self.linger and not self._rush.is_set():
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.linger):
-                        await self._rush.wait()
-            self._wake.clear()
-            if not self._flushing:
-                self._rush.clear()
-            # A plain store, no lock: a submit that still saw it True appended before this drain.
-            self._wake_pending = False
+            await self._intake.gathered()
             try:
                 await self._drain()
-                self._publish_drops()  # runs drop only while the queue is full: this round's
+                # Runs drop only while the queue is full: this round's go to the sinks that store them.
+                self._delivery.add_drops(self._intake.take_drops())
             except Exception:  # a bug of ours: keep scoring later runs; stats().unbalanced() shows the gap
                 logger.exception("agentevals: the scoring loop failed; it goes on with the next runs")
 
@@ -95,11 +113,9 @@ class EngineDispatch(EngineControl):
         last run alive while the engine waits for the next one. Sync scorers' calls gather in chunks
         scored on the worker thread (:meth:`_score_chunk`); the others run as tasks on this loop."""
         chunk: list[Pair] = []
-        while True:
-            try:
-                item, entries, submitted_at = self._queue.popleft()
-            except IndexError:
-                break
+        take = self._intake.take
+        while (queued := take()) is not None:
+            item, entries, submitted_at = queued
             self._pending_pairs += len(entries)
             self._scoring += 1
             state = _RunState(len(entries))
@@ -181,7 +197,7 @@ class EngineDispatch(EngineControl):
             error = TimeoutError(
                 f"scorer {entry.scorer.id!r} did not finish within {timeout} s; a sync step cannot be "
                 "interrupted, so its thread was abandoned (make slow steps async, or raise the "
-                "ScorerEntry timeout or the engine's scorer_timeout if it needs longer)"
+                "ScorerEntry timeout or the engine's ScoringOptions.timeout if it needs longer)"
             )
         failure = failure_record(
             scorer=entry.scorer,
@@ -219,7 +235,7 @@ class EngineDispatch(EngineControl):
                         error=error,
                         source="live",
                     )
-                    await self._deliver(failure, stand_in, submitted_at)
+                    await self._delivery.put(self._accounted(failure, stand_in, submitted_at))
                 finally:
                     self._pair_done(state)
             return None
@@ -230,7 +246,7 @@ class EngineDispatch(EngineControl):
         task.add_done_callback(self._tasks.discard)
 
     def _timeout_of(self, entry: ScorerEntry) -> float | None:
-        return entry.timeout if entry.timeout is not None else self.scorer_timeout
+        return entry.timeout if entry.timeout is not None else self._timeout
 
     async def _score(self, run: Run, entry: ScorerEntry, submitted_at: float, state: _RunState) -> None:
         record: ScoreRecord | None = None
@@ -251,7 +267,7 @@ class EngineDispatch(EngineControl):
                 if self._stopping:
                     raise
                 record = self._self_cancelled(run, entry, err)
-            await self._deliver(record, run, submitted_at)
+            await self._delivery.put(self._accounted(record, run, submitted_at))
         except asyncio.CancelledError:
             if record is None:
                 self._abandon(state, 0)
@@ -279,30 +295,27 @@ class EngineDispatch(EngineControl):
         """Account ``record`` and hand it to every sink without waiting; returns what is left to await,
         if anything: a sink whose buffer is full."""
         record = self._accounted(record, run, submitted_at)
-        full = [worker for worker in self._workers if not worker.offer(record)]
+        full = self._delivery.offer(record)
         if full:
             return self._put_then_done(full, record, state)
         self._pair_done(state)
         return None
 
-    async def _put_then_done(self, workers: list[SinkWorker], record: ScoreRecord, state: _RunState) -> None:
+    async def _put_then_done(self, writers: list[SinkWorker], record: ScoreRecord, state: _RunState) -> None:
         try:
-            await _put_all(workers, record)
+            await self._delivery.put(record, writers)
         finally:
             self._pair_done(state)
 
     def _accounted(self, record: ScoreRecord, run: Run, submitted_at: float) -> ScoreRecord:
         """``record`` finalized (entity, redaction) and counted in the stats."""
-        record = finalize(record, run.entity or self.entity, self.redact)
+        record = finalize(record, run.entity or self._entity, self._redact)
         self._latencies.append((time.perf_counter() - submitted_at) * 1000)
         outcome = record.outcome
         self._done[outcome] += 1
         if outcome == "skipped":
             self._skipped_by[record.scorer_id] = self._skipped_by.get(record.scorer_id, 0) + 1
         return record
-
-    async def _deliver(self, record: ScoreRecord, run: Run, submitted_at: float) -> None:
-        await _put_all(self._workers, self._accounted(record, run, submitted_at))
 
     def _pair_done(self, state: _RunState) -> None:
         """One (run, scorer) pair is scored and its record handed to the sinks (or it was abandoned)."""
@@ -312,7 +325,7 @@ class EngineDispatch(EngineControl):
             self._done["finished"] += 1
             self._scoring -= 1
         if not self._pending_pairs:
-            self._check_settled()
+            self._on_idle()
 
     def _abandon(self, state: _RunState, unstarted: int) -> None:
         """A shutdown out of time gives up ``state``'s run; ``unstarted`` of its pairs never began."""
@@ -324,30 +337,61 @@ class EngineDispatch(EngineControl):
             self._pending_pairs -= unstarted
             state.left -= unstarted
 
+    # -- flush and shutdown (a Stage) ---------------------------------------------------------------
 
-def scorer_infos(entries: dict[str, ScorerEntry]) -> list[ScorerInfo]:
-    """The attached scorers as a store's scorers table keeps them (``source="live"``)."""
-    return [
-        ScorerInfo(
-            scorer_id=key,
-            scorer_name=entry.scorer.name,
-            scorer_version=entry.scorer.version,
-            source="live",
-            threshold_min=None if entry.threshold is None else entry.threshold.min,
-            threshold_max=None if entry.threshold is None else entry.threshold.max,
+    @property
+    def idle(self) -> bool:
+        return self._pending_pairs == 0
+
+    @property
+    def pending(self) -> int:
+        return self._scoring
+
+    @property
+    def parked(self) -> bool:
+        return False
+
+    def hurry(self) -> None:
+        """Nothing to hurry: the intake stops lingering and the dispatch scores what it gets at once."""
+
+    def timed_out(self, timeout: float, *, queued: int, dead_letter: Path) -> None:
+        logger.error(
+            "agentevals: shutdown timed out after %s s; %d queued run(s) and %d scoring call(s) "
+            "abandoned; buffered records go to the dead-letter file %s",
+            timeout,
+            queued,
+            self._pending_pairs,
+            dead_letter,
         )
-        for key, entry in entries.items()
-    ]
 
+    def cancel(self) -> list[asyncio.Task[None]]:
+        self._stopping = True
+        tasks = [*([self._service] if self._service is not None else []), *self._tasks]
+        for task in tasks:
+            task.cancel()
+        return tasks
 
-async def _put_all(workers: list[SinkWorker], record: ScoreRecord) -> None:
-    """Hand ``record`` to each sink worker, waiting where a buffer is full; when cancelled, the sinks not
-    reached yet still get it in their buffers (to spill at shutdown)."""
-    left = iter(workers)
-    try:
-        for worker in left:
-            await worker.put(record)
-    except asyncio.CancelledError:  # `put` buffered it; the other sinks get it too, to spill
-        for worker in left:
-            worker.buffer.append(record)
-        raise
+    async def close(self, grace: float) -> None:
+        if self._worker is not None:
+            self._worker.close()
+
+    # -- counters -----------------------------------------------------------------------------------
+
+    def totals(self) -> dict[str, int]:
+        done = self._done
+        return {"scored": done["scored"], "failed": done["failed"], "skipped": done["skipped"],
+                "abandoned": done["abandoned"]}  # fmt: skip
+
+    def stats(self) -> dict[str, Any]:
+        done = dict(self._done)  # one C-level copy: consistent with itself
+        skipped_by = dict(self._skipped_by)
+        latencies = list(self._latencies)
+        latencies.sort()
+        return {
+            **done,
+            "scoring": self._scoring,
+            "skipped_by_scorer": skipped_by,
+            "latency_ms_p50": percentile(latencies, 0.50),
+            "latency_ms_p95": percentile(latencies, 0.95),
+            "latency_ms_p99": percentile(latencies, 0.99),
+        }

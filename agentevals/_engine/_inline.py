@@ -1,4 +1,4 @@
-"""Sync scorers scored off the engine's loop: chunks of calls on a worker thread, under ``scorer_timeout``.
+"""Sync scorers scored off the engine's loop: chunks of calls on a worker thread, under their timeouts.
 
 A sync step cannot be interrupted. So the engine hands sync scorer calls, in chunks, to a worker thread
 with its own event loop and waits for each chunk with a timer set to the deadline of the call under way.

@@ -22,13 +22,15 @@ log = logging.getLogger("agentevals.capture")
 class Engine(Protocol):
     """What an integration needs of a scoring engine; :class:`~agentevals.ScoringEngine` is one.
 
-    ``flush`` and ``shutdown`` return something truthy when every submitted run was scored and stored;
-    ``stats`` counts what happened to the runs and records.
-    An engine may also offer ``submit_lazy(build, *, run_id, trace_id)``, which builds the run only once
-    a scorer has sampled it (see :meth:`LiveScoring.submit_lazy`).
+    ``submit_lazy`` builds the run (``build()``) only once a scorer has sampled it; an engine that
+    samples nothing may simply submit ``build()``. ``flush`` and ``shutdown`` return something truthy
+    when every submitted run was scored and stored; ``stats`` counts what happened to the runs and
+    records.
     """
 
     def submit(self, run: Run) -> bool: ...
+
+    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool: ...
 
     def flush(self, timeout: float = 30.0) -> FlushReport: ...
 
@@ -78,7 +80,7 @@ def build_engine(
     **engine_options: Any,
 ) -> Engine:
     """Return ``engine`` as given, or a new ``ScoringEngine`` for ``scorers`` and ``sinks`` with
-    ``engine_options`` (any other ``ScoringEngine`` keyword: ``broker=``, ``redact=``, ``budgets=``...)."""
+    ``engine_options`` (any other ``ScoringEngine`` keyword: ``broker=``, ``redact=``, ``queue=``...)."""
     if engine is not None:
         wiring = {"scorers": scorers, "sinks": sinks, "sampling": sampling, "score_errors": score_errors}
         given = [name for name, value in wiring.items() if value is not None] + sorted(engine_options)
@@ -88,8 +90,11 @@ def build_engine(
                 "(configure scorers, sinks and options on the engine instead: ScorerEntry(score_errors=True) "
                 "scores failed runs)"
             )
-        if not callable(getattr(engine, "submit", None)):
-            raise TypeError(f"{owner}: engine= must have a submit(run) method, got {engine!r}")
+        if not isinstance(engine, Engine):
+            raise TypeError(
+                f"{owner}: engine= must be an agentevals.live.Engine (submit, submit_lazy, flush, aflush, "
+                f"shutdown and stats), such as a ScoringEngine; got {engine!r}"
+            )
         return engine
     if scorers is None:
         raise ValueError(f"{owner} needs scorers={{...}} (and usually sinks=[...]) or a ready engine=")
@@ -185,10 +190,7 @@ class LiveScoring:
     def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None) -> bool:
         """Hand the engine a run to build only if a scorer samples it; log (never raise) on failure."""
         try:
-            lazy = getattr(self.engine, "submit_lazy", None)
-            if lazy is not None:
-                return bool(lazy(build, run_id=run_id, trace_id=trace_id))
-            return bool(self.engine.submit(build()))
+            return bool(self.engine.submit_lazy(build, run_id=run_id, trace_id=trace_id))
         except Exception:
             log.exception("agentevals: could not submit run %s for scoring", run_id)
             return False

@@ -3,8 +3,8 @@
 A ``ScoringEngine`` makes a :class:`RunKeeper` only when one of its sinks has ``store_runs="all"``, so the
 hot path of everyone else is one ``is None`` test. ``submit`` hands a sampled-out run to :meth:`offer`
 (a deque append); the engine's loop writes them in batches (``write_runs``: runs rows only, no score
-rows) after ``linger`` seconds or at ``batch_size``, and at every flush and shutdown. Each run goes
-through the engine's entity and ``redact`` as a record would. A full buffer or a failed write is
+rows) after the delivery's ``linger`` seconds or at its ``batch_size``, and at every flush and shutdown.
+Each run goes through the engine's entity and ``redact`` as a record would. A full buffer or a failed write is
 counted and logged: nothing is dropped silently.
 """
 
@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from agentevals._engine._deferred import DeferredRun
+from agentevals._model._deferred_run import DeferredRun
 from agentevals._model._redact import Redactor
 from agentevals._model._result import ScoreRecord, ScoreResult, run_fields
 from agentevals._model._run import Run

@@ -18,22 +18,21 @@ _Previous = Callable[[int, FrameType | None], Any] | int | signal.Handlers | Non
 
 
 class _Engine(Protocol):
-    exit_timeout: float
-
     def flush(self, timeout: float = ...) -> Any: ...
 
     def shutdown(self, timeout: float = ...) -> Any: ...
 
 
 class SigtermFlush:
-    """A SIGTERM handler that flushes ``engine`` within its ``exit_timeout``, then chains to the handler
+    """A SIGTERM handler that flushes ``engine`` within ``timeout`` seconds, then chains to the handler
     it replaced: a Python handler is called with the same arguments (the engine was only flushed, the
     application decides whether to exit); ``SIG_DFL`` is restored and the signal raised again, so the
     process ends as it would have (the engine is shut down first); ``SIG_IGN`` stays ignored.
     """
 
-    def __init__(self, engine: _Engine, previous: _Previous) -> None:
+    def __init__(self, engine: _Engine, timeout: float, previous: _Previous) -> None:
         self.engine: _Engine | None = engine
+        self.timeout = timeout
         self.previous = previous
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
@@ -41,7 +40,7 @@ class SigtermFlush:
         if engine is not None:
             default = previous in (signal.SIG_DFL, None)
             try:
-                report = (engine.shutdown if default else engine.flush)(engine.exit_timeout)
+                report = (engine.shutdown if default else engine.flush)(self.timeout)
                 logger.info("agentevals: flushed on SIGTERM: %s", report)
             except BaseException:  # the chain below must run whatever happened here
                 logger.exception("agentevals: flushing on SIGTERM failed")
@@ -65,13 +64,13 @@ class SigtermFlush:
             pass
 
 
-def install_sigterm_flush(engine: _Engine) -> SigtermFlush | None:
+def install_sigterm_flush(engine: _Engine, timeout: float) -> SigtermFlush | None:
     """Install a :class:`SigtermFlush` for ``engine``; ``None`` when not on the main thread (only it may
     set signal handlers) or where there is no SIGTERM."""
     if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
         return None
     try:
-        handler = SigtermFlush(engine, signal.getsignal(signal.SIGTERM))
+        handler = SigtermFlush(engine, timeout, signal.getsignal(signal.SIGTERM))
         signal.signal(signal.SIGTERM, handler)
     except (ValueError, OSError) as err:  # pragma: no cover - embedded interpreters
         logger.debug("agentevals: no SIGTERM handler installed: %s", err)

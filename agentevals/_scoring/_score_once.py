@@ -111,7 +111,7 @@ async def _guarded(
     except TimeoutError:
         error: BaseException = TimeoutError(
             f"scorer {scorer.id!r} did not finish within {timeout} s (raise the ScorerEntry "
-            "timeout or the engine's scorer_timeout if it needs longer)"
+            "timeout or the engine's ScoringOptions.timeout if it needs longer)"
         )
     except BaseException as err:  # scorer errors become data and never escape (SystemExit too)
         if really_cancelled(err):  # the engine's own task is being cancelled: let it

@@ -17,6 +17,7 @@ import pytest
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._evals._export import EXPORT_COLUMNS
 from agentevals.cli import main
+from agentevals.engine import QueueOptions
 from agentevals.sinks import PostgresSink, SQLiteSink
 
 
@@ -24,7 +25,7 @@ def _store(sink: Any) -> None:
     """Four runs scored by two scorers: two runs of entity "billing"; run-3 failed (skipped records)."""
     length = create_scorer(id="length").generate_score(lambda run, **_: min(1.0, len(run.output_text) / 10))
     shout = create_scorer(id="shout").generate_score(lambda run, **_: float(run.output_text.isupper()))
-    engine = ScoringEngine([length, shout], sinks=[sink], linger=0)
+    engine = ScoringEngine([length, shout], sinks=[sink], queue=QueueOptions(linger=0))
     for i in range(3):
         entity = "billing" if i < 2 else "support"
         messages = [
@@ -198,7 +199,7 @@ def _formula_store(path: Path) -> None:
         .generate_score(lambda run, **_: 0.5)
         .generate_reason(lambda run, **_: run.output_text)
     )
-    engine = ScoringEngine([echo], sinks=[SQLiteSink(path)], linger=0)
+    engine = ScoringEngine([echo], sinks=[SQLiteSink(path)], queue=QueueOptions(linger=0))
     for i, text in enumerate(FORMULAS):
         assert engine.submit(Run(run_id=f"run-{i}", input=text, output=text, entity=text))
     assert engine.shutdown(timeout=30)

@@ -13,6 +13,7 @@ import pytest
 
 from agentevals import Run, ScoringEngine
 from agentevals.cli import main
+from agentevals.engine import QueueOptions
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import SQLiteSink
 
@@ -88,7 +89,7 @@ def test_judge_fills_in_only_the_model_the_options_leave_out() -> None:
 
 def test_export_into_a_closed_pipe_ends_quietly(project: Path) -> None:
     sink = SQLiteSink(project / "s.db")
-    engine = ScoringEngine([create_exact_match_scorer()], sinks=[sink], linger=0)
+    engine = ScoringEngine([create_exact_match_scorer()], sinks=[sink], queue=QueueOptions(linger=0))
     for i in range(3000):
         engine.submit(Run(run_id=f"run-{i}", input="q" * 100, output="a" * 100, ground_truth="a" * 100))
     assert engine.shutdown(timeout=60)

@@ -11,6 +11,7 @@ import pytest
 
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals.cli import main
+from agentevals.engine import QueueOptions
 from agentevals.sinks import SQLiteSink
 
 
@@ -19,7 +20,7 @@ def db(tmp_path: Path) -> Path:
     """Six runs stored by live scoring: five answered (two of entity "billing"), one failed."""
     path = tmp_path / "scores.db"
     length = create_scorer(id="length").generate_score(lambda run, **_: min(1.0, len(run.output_text) / 10))
-    engine = ScoringEngine(length, sinks=[SQLiteSink(path)], linger=0)
+    engine = ScoringEngine(length, sinks=[SQLiteSink(path)], queue=QueueOptions(linger=0))
     for i in range(5):
         entity = "billing" if i < 2 else "support"
         answer = f"answer {i}"
@@ -90,7 +91,7 @@ def test_cli_rescore_a_named_table(tmp_path: Path, capsys: pytest.CaptureFixture
     engine = ScoringEngine(
         create_scorer(id="one").generate_score(lambda **_: 1.0),
         sinks=[SQLiteSink(path, table="evals_scores")],
-        linger=0,
+        queue=QueueOptions(linger=0),
     )
     assert engine.submit(Run(run_id="run-0", input="q", output="a", ground_truth="a"))
     assert engine.shutdown(timeout=30)

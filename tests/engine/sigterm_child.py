@@ -1,7 +1,7 @@
 """A service with 10,000 runs queued, waiting for SIGTERM (run by the SIGTERM tests as a subprocess).
 
 argv: DB_PATH MODE, MODE one of "default" (no handler of its own), "app" (the app installed a handler
-that prints the stats and exits 0), "off" (handle_sigterm=False).
+that prints the stats and exits 0), "off" (ExitOptions(handle_sigterm=False)).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from agentevals import Run, ScoringEngine, create_scorer
+from agentevals.engine import DeliveryOptions, ExitOptions, QueueOptions
 from agentevals.sinks import SQLiteSink
 
 RUNS = 10_000
@@ -33,11 +34,10 @@ def main(db: str, mode: str) -> None:
     engine = ScoringEngine(
         scorer,
         sinks=[SQLiteSink(db)],
-        queue_size=50_000,
-        linger=3600,  # nothing is scored until the flush: all 10,000 wait in the queue
-        exit_timeout=60,
-        dead_letter=db + ".dead.jsonl",
-        handle_sigterm=mode != "off",
+        # Nothing is scored until the flush: all 10,000 wait in the queue.
+        queue=QueueOptions(size=50_000, linger=3600),
+        delivery=DeliveryOptions(dead_letter=db + ".dead.jsonl"),
+        exit=ExitOptions(timeout=60, handle_sigterm=mode != "off"),
     )
     for i in range(RUNS):
         engine.submit(Run(run_id=f"run-{i}", input=f"question {i}", output=f"answer {i}"))

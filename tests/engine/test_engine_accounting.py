@@ -1,5 +1,5 @@
 """Every run and every record accounted for: BaseExceptions in steps and sinks, shutdown out of time,
-runs refused after shutdown, evictions, invalid settings."""
+runs refused after shutdown, evictions, invalid retry policies and timeouts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from engine_helpers import FAST_RETRY, accounted, gated_scorer, length_scorer, runs
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
-from agentevals.engine import EngineStats
+from agentevals.engine import DeliveryOptions, EngineStats, QueueOptions, ScoringOptions
 from agentevals.results import ScoreFailure
 from agentevals.sinks import MemorySink, RetryPolicy
 
@@ -52,7 +52,10 @@ def test_a_step_raising_a_base_exception_becomes_an_error_record(
 ) -> None:
     memory = MemorySink()
     engine = ScoringEngine(
-        _raising_scorer(make, is_async=is_async), sinks=[memory], dead_letter=dead_letter, linger=0
+        _raising_scorer(make, is_async=is_async),
+        sinks=[memory],
+        queue=QueueOptions(linger=0),
+        delivery=DeliveryOptions(dead_letter=dead_letter, linger=0),
     )
     for run in runs(10):
         assert engine.submit(run)
@@ -80,7 +83,9 @@ def test_a_redactor_or_run_builder_raising_a_base_exception_is_counted(
         raise make()
 
     memory = MemorySink()
-    engine = ScoringEngine(length_scorer(), sinks=[memory], redact=redact, dead_letter=dead_letter)
+    engine = ScoringEngine(
+        length_scorer(), sinks=[memory], redact=redact, delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     for run in runs(3):
         engine.submit(run)
     engine.submit_lazy(build, run_id="lazy")
@@ -116,7 +121,9 @@ def test_a_sink_raising_a_base_exception_is_retried_then_dead_lettered(
     recovering, broken, memory = RaisingSink(make, 2), RaisingSink(make, 10**9), MemorySink()
     broken.name = "broken"
     engine = ScoringEngine(
-        length_scorer(), sinks=[recovering, broken, memory], retry=FAST_RETRY, dead_letter=dead_letter
+        length_scorer(),
+        sinks=[recovering, broken, memory],
+        delivery=DeliveryOptions(retry=FAST_RETRY, dead_letter=dead_letter),
     )
     for run in runs(20):
         engine.submit(run)
@@ -133,7 +140,10 @@ def test_shutdown_out_of_time_counts_the_abandoned_runs(dead_letter: Path) -> No
     gate = threading.Event()
     memory = MemorySink()
     engine = ScoringEngine(
-        [gated_scorer(gate), length_scorer()], sinks=[memory], dead_letter=dead_letter, max_concurrency=2
+        [gated_scorer(gate), length_scorer()],
+        sinks=[memory],
+        scoring=ScoringOptions(max_concurrency=2),
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     for run in runs(50):
         engine.submit(run)
@@ -148,7 +158,9 @@ def test_shutdown_out_of_time_counts_the_abandoned_runs(dead_letter: Path) -> No
 
 
 def test_runs_refused_after_shutdown_are_counted(dead_letter: Path) -> None:
-    engine = ScoringEngine(length_scorer(), sinks=[MemorySink()], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        length_scorer(), sinks=[MemorySink()], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     engine.submit(runs(1)[0])
     assert engine.shutdown(timeout=10)
     assert engine.shutdown(timeout=10)  # a second shutdown is a no-op
@@ -163,11 +175,9 @@ def test_drop_oldest_counts_each_eviction_once(dead_letter: Path) -> None:
     engine = ScoringEngine(
         gated_scorer(gate),
         sinks=[memory],
-        queue_size=10,
-        overflow="drop_oldest",
-        max_concurrency=1,
-        linger=5,
-        dead_letter=dead_letter,
+        queue=QueueOptions(size=10, overflow="drop_oldest", linger=5),
+        scoring=ScoringOptions(max_concurrency=1),
+        delivery=DeliveryOptions(linger=5, dead_letter=dead_letter),
     )
     accepted = [engine.submit(run) for run in runs(100)]
     assert all(accepted)  # accepted at that moment; most are evicted later
@@ -180,7 +190,9 @@ def test_drop_oldest_counts_each_eviction_once(dead_letter: Path) -> None:
 
 
 def test_flush_reports_counts_since_the_previous_report(dead_letter: Path) -> None:
-    engine = ScoringEngine(length_scorer(), sinks=[MemorySink()], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        length_scorer(), sinks=[MemorySink()], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     for run in runs(5):
         engine.submit(run)
     first = engine.flush(timeout=10)
@@ -190,28 +202,6 @@ def test_flush_reports_counts_since_the_previous_report(dead_letter: Path) -> No
     assert (second.scored, second.written) == (1, 1)
     last = engine.shutdown(timeout=10)
     assert last and last.scored == 0
-
-
-@pytest.mark.parametrize(
-    ("options", "message"),
-    [
-        ({"exit_timeout": -1}, "exit_timeout must be a finite number"),
-        ({"exit_timeout": math.nan}, "exit_timeout must be a finite number"),
-        ({"exit_timeout": math.inf}, "exit_timeout must be a finite number"),
-        ({"batch_size": 0}, "batch_size must be a whole number"),
-        ({"batch_size": 2.5}, "batch_size must be a whole number"),
-        ({"queue_size": True}, "queue_size must be a whole number"),
-        ({"sink_buffer": -3}, "sink_buffer must be a whole number"),
-        ({"max_concurrency": 0}, "max_concurrency must be a whole number"),
-        ({"scorer_timeout": "10"}, "scorer_timeout must be a positive"),
-        ({"scorer_timeout": math.nan}, "scorer_timeout must be a positive"),
-        ({"linger": -0.1}, "linger must be a finite number"),
-        ({"linger": "0.2"}, "linger must be a finite number"),
-    ],
-)
-def test_invalid_engine_settings_fail_at_construction(options: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        ScoringEngine(length_scorer(), sinks=[MemorySink()], **options)
 
 
 @pytest.mark.parametrize(
@@ -232,7 +222,9 @@ def test_invalid_retry_policies_fail_at_construction(options: dict[str, Any], me
 
 
 def test_flush_and_shutdown_timeouts_are_checked(dead_letter: Path) -> None:
-    engine = ScoringEngine(length_scorer(), sinks=[MemorySink()], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        length_scorer(), sinks=[MemorySink()], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     with pytest.raises(ValueError, match="timeout must be a finite number"):
         engine.flush(timeout=math.nan)
     with pytest.raises(ValueError, match="timeout must be a finite number"):
@@ -258,9 +250,9 @@ def test_a_sync_step_that_never_returns_cannot_hang_shutdown(dead_letter: Path) 
     engine = ScoringEngine(
         create_scorer(id="stuck").generate_score(stuck),
         sinks=[memory],
-        scorer_timeout=None,
-        dead_letter=dead_letter,
-        linger=0,
+        queue=QueueOptions(linger=0),
+        scoring=ScoringOptions(timeout=None),
+        delivery=DeliveryOptions(dead_letter=dead_letter, linger=0),
     )
     for run in runs(10):
         engine.submit(run)
@@ -287,8 +279,10 @@ def test_a_bug_in_the_scoring_loop_is_logged_and_later_runs_are_still_scored(
 
     memory = MemorySink()
     scorer = create_scorer(id="one").generate_score(lambda run, **_: 1.0)
-    engine = ScoringEngine([scorer], sinks=[memory], linger=0)
-    real_drain = _dispatch.EngineDispatch._drain
+    engine = ScoringEngine(
+        [scorer], sinks=[memory], queue=QueueOptions(linger=0), delivery=DeliveryOptions(linger=0)
+    )
+    real_drain = _dispatch.Dispatch._drain
     calls = {"n": 0}
 
     async def drain_once_broken(self: object) -> None:
@@ -297,7 +291,7 @@ def test_a_bug_in_the_scoring_loop_is_logged_and_later_runs_are_still_scored(
             raise RuntimeError("bug in the loop")
         await real_drain(self)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_dispatch.EngineDispatch, "_drain", drain_once_broken)
+    monkeypatch.setattr(_dispatch.Dispatch, "_drain", drain_once_broken)
     with caplog.at_level("ERROR", logger="agentevals.engine"):
         engine.submit(Run(input="a", output="b"))
         engine.flush(timeout=1)

@@ -13,7 +13,14 @@ from engine_helpers import accounted, length_scorer, runs
 
 from agentevals import PromptStep, ScoringEngine, create_scorer
 from agentevals._scoring._limits._breaker import ModelBreaker
-from agentevals.engine import Breaker, BreakerStatus, EngineStats
+from agentevals.engine import (
+    Breaker,
+    BreakerStatus,
+    DeliveryOptions,
+    EngineStats,
+    ExitOptions,
+    ScoringOptions,
+)
 from agentevals.results import ScoreFailure, ScoreResult, ScoreSkipped
 from agentevals.sinks import MemorySink
 from agentevals.testing import FakeJudgeServer, Reply
@@ -39,7 +46,11 @@ def judged(judge: Any, id: str = "judged") -> Any:
 
 def engine_for(scorers: Any, memory: MemorySink, tmp_path: Path, **options: Any) -> ScoringEngine:
     return ScoringEngine(
-        scorers, sinks=[memory], dead_letter=tmp_path / "dead.jsonl", handle_sigterm=False, **options
+        scorers,
+        sinks=[memory],
+        delivery=DeliveryOptions(dead_letter=tmp_path / "dead.jsonl"),
+        exit=ExitOptions(handle_sigterm=False),
+        **options,
     )
 
 
@@ -74,7 +85,7 @@ def test_twenty_failures_open_it_runs_are_skipped_and_a_probe_closes_it(
             [judged(server.judge(max_attempts=4)), length_scorer()],  # 5 calls of 4 attempts: 20 failures
             memory,
             tmp_path,
-            max_concurrency=1,
+            scoring=ScoringOptions(max_concurrency=1),
             breaker=Breaker(failures=5, reset_after=30.0, clock=clock),
         )
         for run in runs(30):
@@ -121,7 +132,7 @@ def test_a_failed_probe_opens_it_again_without_another_warning(
             [judged(server.judge(max_attempts=1))],
             memory,
             tmp_path,
-            max_concurrency=1,
+            scoring=ScoringOptions(max_concurrency=1),
             breaker=Breaker(failures=5, reset_after=30.0, clock=clock),
         )
         rounds = 0
@@ -153,7 +164,7 @@ def test_with_concurrent_calls_no_run_is_lost_and_it_warns_once(
             [judged(server.judge(max_attempts=1))],
             memory,
             tmp_path,
-            max_concurrency=8,
+            scoring=ScoringOptions(max_concurrency=8),
             breaker=Breaker(failures=5, reset_after=3600.0),
         )
         for run in runs(200):
@@ -172,7 +183,11 @@ def test_permanent_errors_do_not_open_it(tmp_path: Path) -> None:
     memory = MemorySink()
     with FakeJudgeServer([Reply.error(401, "bad key")] * 10) as server:
         engine = engine_for(
-            [judged(server.judge())], memory, tmp_path, max_concurrency=1, breaker=Breaker(failures=3)
+            [judged(server.judge())],
+            memory,
+            tmp_path,
+            scoring=ScoringOptions(max_concurrency=1),
+            breaker=Breaker(failures=3),
         )
         for run in runs(10):
             engine.submit(run)
@@ -187,7 +202,11 @@ def test_breaker_none_turns_it_off(tmp_path: Path) -> None:
     memory = MemorySink()
     with flaky_server(30) as server:
         engine = engine_for(
-            [judged(server.judge(max_attempts=1))], memory, tmp_path, max_concurrency=1, breaker=None
+            [judged(server.judge(max_attempts=1))],
+            memory,
+            tmp_path,
+            scoring=ScoringOptions(max_concurrency=1),
+            breaker=None,
         )
         for run in runs(30):
             engine.submit(run)
@@ -204,8 +223,7 @@ def test_on_open_wait_holds_the_calls_until_the_probe_closes_it(tmp_path: Path) 
             [judged(server.judge(max_attempts=1))],
             memory,
             tmp_path,
-            max_concurrency=4,
-            scorer_timeout=30.0,
+            scoring=ScoringOptions(max_concurrency=4, timeout=30.0),
             breaker=Breaker(failures=2, reset_after=0.2, on_open="wait"),
         )
         for run in runs(2, prefix="fail"):
@@ -228,8 +246,7 @@ def test_on_open_wait_is_bounded_by_the_scorer_timeout(tmp_path: Path) -> None:
             [judged(server.judge(max_attempts=1))],
             memory,
             tmp_path,
-            max_concurrency=1,
-            scorer_timeout=0.5,
+            scoring=ScoringOptions(max_concurrency=1, timeout=0.5),
             breaker=Breaker(failures=2, reset_after=3600.0, on_open="wait"),
         )
         for run in runs(4):
@@ -248,7 +265,7 @@ def test_the_same_model_behind_two_servers_has_two_breakers(tmp_path: Path) -> N
             [judged(down.judge(max_attempts=1), "down"), judged(up.judge(), "up")],
             memory,
             tmp_path,
-            max_concurrency=1,
+            scoring=ScoringOptions(max_concurrency=1),
             breaker=Breaker(failures=3),
         )
         for run in runs(10):

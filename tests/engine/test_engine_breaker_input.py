@@ -12,7 +12,14 @@ import pytest
 from engine_helpers import accounted
 
 from agentevals import PromptStep, Run, ScoringEngine, create_scorer
-from agentevals.engine import Breaker, BreakerStatus, EngineStats
+from agentevals.engine import (
+    Breaker,
+    BreakerStatus,
+    DeliveryOptions,
+    EngineStats,
+    ExitOptions,
+    ScoringOptions,
+)
 from agentevals.errors import JudgeError
 from agentevals.results import ScoreFailure, ScoreResult, ScoreSkipped
 from agentevals.sinks import MemorySink
@@ -29,9 +36,9 @@ def engine_for(judge: Any, memory: MemorySink, tmp_path: Path) -> ScoringEngine:
     return ScoringEngine(
         [judged(judge)],
         sinks=[memory],
-        dead_letter=tmp_path / "dead.jsonl",
-        handle_sigterm=False,
-        max_concurrency=1,
+        scoring=ScoringOptions(max_concurrency=1),
+        delivery=DeliveryOptions(dead_letter=tmp_path / "dead.jsonl"),
+        exit=ExitOptions(handle_sigterm=False),
         breaker=Breaker(failures=5, failure_rate=None),
     )
 

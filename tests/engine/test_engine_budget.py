@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from agentevals import PromptStep, Run, ScoringEngine, create_scorer
 from agentevals._scoring._judge._litellm import litellm
-from agentevals.engine import Budget, ScorerEntry
+from agentevals.engine import Budget, DeliveryOptions, ExitOptions, ScorerEntry, ScoringOptions
 from agentevals.results import ScoreResult, ScoreSkipped
 from agentevals.sinks import MemorySink
 from agentevals.testing import ChatRequest, FakeJudgeServer, Reply
@@ -56,8 +56,8 @@ def engine_for(scorers: Any, memory: MemorySink, tmp_path: Path, **options: Any)
     return ScoringEngine(
         scorers,
         sinks=[memory],
-        dead_letter=tmp_path / "dead.jsonl",
-        handle_sigterm=False,
+        delivery=DeliveryOptions(dead_letter=tmp_path / "dead.jsonl"),
+        exit=ExitOptions(handle_sigterm=False),
         breaker=None,
         **options,
     )
@@ -85,7 +85,7 @@ def test_a_call_budget_lets_exactly_its_calls_through_then_skips_until_the_windo
             },
             memory,
             tmp_path,
-            max_concurrency=8,
+            scoring=ScoringOptions(max_concurrency=8),
         )
         for run in runs(120):
             engine.submit(run)
@@ -135,7 +135,7 @@ def test_a_usd_budget_counts_litellms_price_of_the_reported_usage(tmp_path: Path
             [judged(server.judge())],
             memory,
             tmp_path,
-            max_concurrency=in_flight,
+            scoring=ScoringOptions(max_concurrency=in_flight),
             budgets=[Budget(usd=limit, per="day")],
         )
         for run in runs(150):
@@ -157,7 +157,7 @@ def test_a_token_budget_and_a_scorer_making_two_calls_per_run(tmp_path: Path) ->
     with FakeJudgeServer(responder=score_reply) as server:
         # 20 tokens a call: 100 tokens are 5 calls, i.e. two runs and the first call of a third.
         entry = ScorerEntry(scorer=two_calls(server.judge()), budget=Budget(tokens=100, per="minute"))
-        engine = engine_for({"two": entry}, memory, tmp_path, max_concurrency=1)
+        engine = engine_for({"two": entry}, memory, tmp_path, scoring=ScoringOptions(max_concurrency=1))
         for run in runs(4):
             engine.submit(run)
         assert engine.flush(timeout=60)
@@ -184,7 +184,7 @@ def test_scorer_budgets_and_a_global_budget_together(tmp_path: Path) -> None:
             [judged(server.judge(), "a"), judged(server.judge(), "b")],
             memory,
             tmp_path,
-            max_concurrency=4,
+            scoring=ScoringOptions(max_concurrency=4),
             budgets=[Budget(calls=3, per="day", scorer="a"), {"calls": 8, "per": "day"}],
         )
         for run in runs(10):
@@ -263,8 +263,7 @@ def test_a_call_cut_off_by_the_scorer_timeout_gives_its_reservation_back_as_spen
             [judged(server.judge())],
             memory,
             tmp_path,
-            max_concurrency=2,
-            scorer_timeout=0.3,
+            scoring=ScoringOptions(max_concurrency=2, timeout=0.3),
             budgets=[Budget(calls=3, per="day")],
         )
         for run in runs(5):
@@ -288,7 +287,7 @@ def test_a_usd_budget_on_an_unpriced_model_warns_once(
             [judged(server.judge())],
             memory,
             tmp_path,
-            max_concurrency=2,
+            scoring=ScoringOptions(max_concurrency=2),
             budgets=[Budget(usd=0.01, per="day")],
         )
         for run in runs(6):

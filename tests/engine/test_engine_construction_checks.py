@@ -12,6 +12,7 @@ import pytest
 from engine_helpers import length_scorer
 
 from agentevals import Judge, ScoringEngine, create_scorer
+from agentevals.engine import DeliveryOptions
 from agentevals.sinks import MemorySink, SinkConfigError
 from agentevals.steps import PromptStep
 
@@ -42,8 +43,15 @@ def test_a_judge_without_credentials_fails_at_construction_naming_the_scorer(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ValueError, match=r"scorer 'judged' cannot score: .*check=False"):
-        ScoringEngine([_judged("openai/gpt-4o-mini")], sinks=[], dead_letter=dead_letter)
-    engine = ScoringEngine([_judged("openai/gpt-4o-mini")], sinks=[], dead_letter=dead_letter, check=False)
+        ScoringEngine(
+            [_judged("openai/gpt-4o-mini")], sinks=[], delivery=DeliveryOptions(dead_letter=dead_letter)
+        )
+    engine = ScoringEngine(
+        [_judged("openai/gpt-4o-mini")],
+        sinks=[],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
+        check=False,
+    )
     assert engine.shutdown()
 
 
@@ -52,18 +60,25 @@ def test_a_sink_check_that_fails_is_a_value_error_naming_the_sink(
 ) -> None:
     broken = _CheckedSink(SinkConfigError("install psycopg"))
     with pytest.raises(ValueError, match=r"sink '_CheckedSink' cannot store records: install psycopg"):
-        ScoringEngine([length_scorer()], sinks=[MemorySink(), broken], dead_letter=dead_letter)
-    ScoringEngine([length_scorer()], sinks=[broken], dead_letter=dead_letter, check=False).shutdown()
+        ScoringEngine(
+            [length_scorer()], sinks=[MemorySink(), broken], delivery=DeliveryOptions(dead_letter=dead_letter)
+        )
+    ScoringEngine(
+        [length_scorer()], sinks=[broken], delivery=DeliveryOptions(dead_letter=dead_letter), check=False
+    ).shutdown()
     later = _CheckedSink(SinkConfigError("server not reachable", transient=True))
-    ScoringEngine([length_scorer()], sinks=[later], dead_letter=dead_letter).shutdown()  # only logged
+    ScoringEngine(
+        [length_scorer()], sinks=[later], delivery=DeliveryOptions(dead_letter=dead_letter)
+    ).shutdown()  # only logged
     assert "server not reachable" in caplog.text
 
 
 def test_no_sinks_warns_once_and_prints_results_when_logging_is_not_configured(tmp_path: Path) -> None:
     code = (
         "from agentevals import Run, ScoringEngine, create_scorer\n"
+        "from agentevals.engine import DeliveryOptions\n"
         "s = create_scorer(id='len').generate_score(lambda run, **_: 1.0)\n"
-        f"kw = dict(dead_letter={str(tmp_path / 'dl.jsonl')!r})\n"
+        f"kw = dict(delivery=DeliveryOptions(dead_letter={str(tmp_path / 'dl.jsonl')!r}))\n"
         "for _ in range(2):\n"
         "    engine = ScoringEngine([s], **kw)\n"
         "    engine.submit(Run(run_id='r1', input='q', output='a'))\n"
@@ -82,8 +97,9 @@ def test_once_logging_is_configured_results_are_not_printed_twice(tmp_path: Path
     code = (
         "import logging\n"
         "from agentevals import Run, ScoringEngine, create_scorer\n"
+        "from agentevals.engine import DeliveryOptions\n"
         "s = create_scorer(id='len').generate_score(lambda run, **_: 1.0)\n"
-        f"engine = ScoringEngine([s], dead_letter={str(tmp_path / 'dl.jsonl')!r})\n"
+        f"engine = ScoringEngine([s], delivery=DeliveryOptions(dead_letter={str(tmp_path / 'dl.jsonl')!r}))\n"
         "logging.basicConfig(level=logging.INFO, format='configured %(message)s')\n"
         "engine.submit(Run(run_id='r1', input='q', output='a'))\n"
         "assert engine.shutdown()\n"

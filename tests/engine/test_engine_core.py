@@ -14,7 +14,7 @@ import pytest
 from engine_helpers import gated_scorer, length_scorer, runs
 
 from agentevals import Run, ScoreRecord, ScoreResult, ScoringEngine, create_scorer
-from agentevals.engine import ScorerEntry
+from agentevals.engine import DeliveryOptions, QueueOptions, ScorerEntry, ScoringOptions
 from agentevals.results import ScoreFailure
 from agentevals.sinks import LoggingSink, MemorySink
 
@@ -29,7 +29,9 @@ def _raising_scorer() -> Any:
 def test_raising_scorer_becomes_an_error_record_and_others_still_score(dead_letter: Path) -> None:
     memory = MemorySink()
     engine = ScoringEngine(
-        {"raiser": _raising_scorer(), "short": length_scorer()}, sinks=[memory], dead_letter=dead_letter
+        {"raiser": _raising_scorer(), "short": length_scorer()},
+        sinks=[memory],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     assert engine.submit(Run(run_id="r1", trace_id="t1", input="q", output="a", entity="bot"))
     assert engine.shutdown(timeout=10)
@@ -57,8 +59,8 @@ def test_hanging_scorer_hits_its_timeout(dead_letter: Path) -> None:
             "short": length_scorer(),
         },
         sinks=[memory],
-        scorer_timeout=30,
-        dead_letter=dead_letter,
+        scoring=ScoringOptions(timeout=30),
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     for run in runs(5):
         engine.submit(run)
@@ -80,8 +82,8 @@ def test_engine_wide_timeout_applies_when_the_entry_has_none(dead_letter: Path) 
     engine = ScoringEngine(
         [create_scorer(id="slow").generate_score(slow)],
         sinks=[memory],
-        scorer_timeout=0.05,
-        dead_letter=dead_letter,
+        scoring=ScoringOptions(timeout=0.05),
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     engine.submit(Run(output="x"))
     assert engine.shutdown(timeout=10)
@@ -92,7 +94,11 @@ def test_overflow_drop_newest_counts_every_drop(dead_letter: Path) -> None:
     gate = threading.Event()
     memory = MemorySink()
     engine = ScoringEngine(
-        [gated_scorer(gate)], sinks=[memory], queue_size=20, max_concurrency=1, dead_letter=dead_letter
+        [gated_scorer(gate)],
+        sinks=[memory],
+        queue=QueueOptions(size=20),
+        scoring=ScoringOptions(max_concurrency=1),
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     results = [engine.submit(run) for run in runs(500)]
     refused = results.count(False)
@@ -113,10 +119,9 @@ def test_overflow_drop_oldest_keeps_the_newest(dead_letter: Path) -> None:
     engine = ScoringEngine(
         [gated_scorer(gate)],
         sinks=[memory],
-        queue_size=20,
-        max_concurrency=1,
-        overflow="drop_oldest",
-        dead_letter=dead_letter,
+        queue=QueueOptions(size=20, overflow="drop_oldest"),
+        scoring=ScoringOptions(max_concurrency=1),
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     assert all(engine.submit(run) for run in runs(500))
     gate.set()
@@ -128,7 +133,12 @@ def test_overflow_drop_oldest_keeps_the_newest(dead_letter: Path) -> None:
 
 def test_concurrent_submitters_from_8_threads(dead_letter: Path) -> None:
     memory = MemorySink()
-    engine = ScoringEngine([length_scorer()], sinks=[memory], queue_size=100_000, dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [length_scorer()],
+        sinks=[memory],
+        queue=QueueOptions(size=100_000),
+        delivery=DeliveryOptions(dead_letter=dead_letter),
+    )
     barrier = threading.Barrier(8)
 
     def submit_all(thread: int) -> None:
@@ -150,7 +160,9 @@ def test_concurrent_submitters_from_8_threads(dead_letter: Path) -> None:
 
 def test_bad_input_is_counted_and_never_raises(dead_letter: Path, caplog: pytest.LogCaptureFixture) -> None:
     memory = MemorySink()
-    engine = ScoringEngine([length_scorer()], sinks=[memory], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [length_scorer()], sinks=[memory], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     assert engine.submit("not a run") is False  # type: ignore[arg-type]
     assert engine.submit({"output": "ok", "bogus": 1}) is False  # type: ignore[arg-type]
     assert engine.submit({"run_id": "from-dict", "output": "ok"}) is True  # type: ignore[arg-type]
@@ -178,7 +190,10 @@ def mask_emails(record: ScoreRecord) -> ScoreRecord:
 def test_redaction_masks_emails_before_every_sink(dead_letter: Path) -> None:
     first, second = MemorySink(), MemorySink()
     engine = ScoringEngine(
-        [length_scorer()], sinks=[first, second], redact=mask_emails, dead_letter=dead_letter
+        [length_scorer()],
+        sinks=[first, second],
+        redact=mask_emails,
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     engine.submit(Run(input="reach me at ann.lee+x@example.co.uk", output="mailed bob@corp.io"))
     assert engine.shutdown(timeout=5)
@@ -193,7 +208,9 @@ def test_failing_redaction_never_forwards_the_unredacted_record(dead_letter: Pat
         raise KeyError("oops")
 
     memory = MemorySink()
-    engine = ScoringEngine([length_scorer()], sinks=[memory], redact=broken, dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [length_scorer()], sinks=[memory], redact=broken, delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     engine.submit(Run(run_id="secret-run", input="password hunter2", output="ok"))
     assert engine.shutdown(timeout=5)
     (record,) = memory.records
@@ -218,10 +235,10 @@ def test_scorer_config_shapes_and_errors() -> None:
         ScoringEngine({"x": {"scorer": s, "rate": 0.5}}, sinks=[])
     with pytest.raises(TypeError, match="Scorer"):
         ScoringEngine({"x": "not a scorer"}, sinks=[])
-    with pytest.raises(ValueError, match="overflow"):
-        ScoringEngine([s], sinks=[], overflow="block")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="queue_size"):
-        ScoringEngine([s], sinks=[], queue_size=0)
+    with pytest.raises(ValueError, match=r"QueueOptions\.overflow"):
+        ScoringEngine([s], sinks=[], queue=QueueOptions(overflow="block"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"QueueOptions\.size"):
+        ScoringEngine([s], sinks=[], queue=QueueOptions(size=0))
     with pytest.raises(TypeError, match="not a sink"):
         ScoringEngine([s], sinks=[42])  # type: ignore[list-item]
 
@@ -229,7 +246,10 @@ def test_scorer_config_shapes_and_errors() -> None:
 def test_dict_key_becomes_the_record_scorer_id_and_entity_defaults(dead_letter: Path) -> None:
     memory = MemorySink()
     engine = ScoringEngine(
-        {"brevity": length_scorer("short")}, sinks=[memory], entity="support-bot", dead_letter=dead_letter
+        {"brevity": length_scorer("short")},
+        sinks=[memory],
+        entity="support-bot",
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     engine.submit(Run(output="x"))
     engine.submit(Run(output="y", entity="billing-bot"))
@@ -239,11 +259,13 @@ def test_dict_key_becomes_the_record_scorer_id_and_entity_defaults(dead_letter: 
 
 
 def test_default_sink_is_logging_and_a_plain_callable_is_wrapped(dead_letter: Path) -> None:
-    engine = ScoringEngine([length_scorer()], dead_letter=dead_letter)
+    engine = ScoringEngine([length_scorer()], delivery=DeliveryOptions(dead_letter=dead_letter))
     assert [type(s) for s in engine.sinks] == [LoggingSink]
     engine.shutdown(timeout=5)
     seen: list[ScoreRecord] = []
-    engine = ScoringEngine([length_scorer()], sinks=[seen.append], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [length_scorer()], sinks=[seen.append], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     engine.submit(Run(output="x"))
     assert engine.shutdown(timeout=5)
     assert len(seen) == 1 and seen[0].score == 1.0
@@ -251,7 +273,12 @@ def test_default_sink_is_logging_and_a_plain_callable_is_wrapped(dead_letter: Pa
 
 async def test_aflush_from_a_running_loop_and_stats(dead_letter: Path) -> None:
     memory = MemorySink()
-    engine = ScoringEngine([length_scorer()], sinks=[memory], dead_letter=dead_letter, linger=10.0)
+    engine = ScoringEngine(
+        [length_scorer()],
+        sinks=[memory],
+        queue=QueueOptions(linger=10.0),
+        delivery=DeliveryOptions(dead_letter=dead_letter, linger=10.0),
+    )
     for run in runs(10):
         engine.submit(run)
     assert await engine.aflush(timeout=5)  # flush skips the 10 s linger
@@ -278,8 +305,8 @@ def test_per_scorer_concurrency_limit(dead_letter: Path) -> None:
     engine = ScoringEngine(
         {"t": ScorerEntry(scorer=create_scorer(id="t").generate_score(track), max_concurrency=2)},
         sinks=[],
-        max_concurrency=16,
-        dead_letter=dead_letter,
+        scoring=ScoringOptions(max_concurrency=16),
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     for run in runs(60):
         engine.submit(run)
@@ -303,7 +330,9 @@ def test_nothing_scored_stays_alive_once_flushed(dead_letter: Path) -> None:
             return None
 
     engine = ScoringEngine(
-        create_scorer(id="remember").generate_score(remember), sinks=[WeakSink()], dead_letter=dead_letter
+        create_scorer(id="remember").generate_score(remember),
+        sinks=[WeakSink()],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     try:
         for run in runs(3):

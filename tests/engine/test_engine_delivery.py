@@ -16,6 +16,7 @@ import pytest
 from engine_helpers import FAST_RETRY, length_scorer, runs
 
 from agentevals import ScoreRecord, ScoringEngine
+from agentevals.engine import DeliveryOptions
 from agentevals.sinks import MemorySink, RetryPolicy, SQLiteSink, replay
 
 
@@ -47,7 +48,9 @@ def _count(db: Path) -> int:
 def test_sink_failing_3_times_then_recovering_loses_nothing(dead_letter: Path) -> None:
     flaky, memory = FlakySink(failures=3), MemorySink()
     engine = ScoringEngine(
-        [length_scorer()], sinks=[flaky, memory], retry=FAST_RETRY, dead_letter=dead_letter
+        [length_scorer()],
+        sinks=[flaky, memory],
+        delivery=DeliveryOptions(retry=FAST_RETRY, dead_letter=dead_letter),
     )
     for run in runs(300):
         engine.submit(run)
@@ -66,9 +69,7 @@ def test_sink_that_never_recovers_goes_to_dead_letter_and_replay_restores_it(
     engine = ScoringEngine(
         [length_scorer(), length_scorer("other")],
         sinks=[broken, memory],
-        retry=FAST_RETRY,
-        dead_letter=dead_letter,
-        batch_size=64,
+        delivery=DeliveryOptions(retry=FAST_RETRY, dead_letter=dead_letter, batch_size=64),
     )
     for run in runs(200):
         engine.submit(run)
@@ -98,7 +99,9 @@ def test_sink_that_never_recovers_goes_to_dead_letter_and_replay_restores_it(
 
 def test_replay_keeps_the_lines_of_a_batch_the_sink_rejects(dead_letter: Path) -> None:
     broken = FlakySink(failures=10**9)
-    engine = ScoringEngine([length_scorer()], sinks=[broken], retry=FAST_RETRY, dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [length_scorer()], sinks=[broken], delivery=DeliveryOptions(retry=FAST_RETRY, dead_letter=dead_letter)
+    )
     for run in runs(30):
         engine.submit(run)
     report = engine.shutdown(timeout=20)
@@ -112,7 +115,9 @@ def test_replay_keeps_the_lines_of_a_batch_the_sink_rejects(dead_letter: Path) -
 
 def test_shutdown_flushes_5000_queued_runs_to_sqlite(tmp_path: Path, dead_letter: Path) -> None:
     db = tmp_path / "scores.db"
-    engine = ScoringEngine([length_scorer()], sinks=[SQLiteSink(db)], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [length_scorer()], sinks=[SQLiteSink(db)], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     assert all(engine.submit(run) for run in runs(5000))
     assert engine.shutdown(timeout=30)
     assert _count(db) == 5000
@@ -125,10 +130,11 @@ def test_normal_interpreter_exit_flushes_what_was_accepted(tmp_path: Path) -> No
     script = textwrap.dedent(
         f"""
         from agentevals import Run, ScoringEngine, create_scorer
+        from agentevals.engine import DeliveryOptions
         from agentevals.sinks import SQLiteSink
         scorer = create_scorer(id="short").generate_score(lambda run, **_: 1.0)
         engine = ScoringEngine([scorer], sinks=[SQLiteSink({str(db)!r})],
-                               dead_letter={str(tmp_path / "dl.jsonl")!r})
+                               delivery=DeliveryOptions(dead_letter={str(tmp_path / "dl.jsonl")!r}))
         for i in range(3000):
             assert engine.submit(Run(run_id=f"r{{i}}", output="x"))
         # no flush, no shutdown: the atexit hook must write everything
@@ -153,10 +159,12 @@ def test_a_hung_sink_times_out_and_never_starves_the_others(dead_letter: Path) -
     engine = ScoringEngine(
         [length_scorer()],
         sinks=[HangingSink(), memory],
-        retry=RetryPolicy(attempts=2, initial=0.001, max_wait=0.001, timeout=0.05),
-        sink_buffer=10,
-        batch_size=5,
-        dead_letter=dead_letter,
+        delivery=DeliveryOptions(
+            retry=RetryPolicy(attempts=2, initial=0.001, max_wait=0.001, timeout=0.05),
+            buffer=10,
+            batch_size=5,
+            dead_letter=dead_letter,
+        ),
     )
     for run in runs(40):
         engine.submit(run)
@@ -186,7 +194,9 @@ class SlowSink:
 def test_a_full_sink_buffer_holds_back_inline_scoring_and_loses_nothing(dead_letter: Path) -> None:
     slow = SlowSink()
     engine = ScoringEngine(
-        [length_scorer()], sinks=[slow], sink_buffer=4, batch_size=2, dead_letter=dead_letter
+        [length_scorer()],
+        sinks=[slow],
+        delivery=DeliveryOptions(buffer=4, batch_size=2, dead_letter=dead_letter),
     )
     submitted = runs(60)
     for run in submitted:
@@ -204,12 +214,12 @@ def test_flush_is_woken_when_the_work_is_done_not_by_polling(
 ) -> None:
     # With the safety poll and the flush timeout both pushed out of reach, only the wake-up that the
     # last finished record sends can end the wait: without it flush() would hang (the join guards that).
-    monkeypatch.setattr("agentevals._engine._control._SETTLE_POLL", 10_000.0)
+    monkeypatch.setattr("agentevals._engine._lifecycle._SETTLE_POLL", 10_000.0)
     memory = MemorySink()
     engine = ScoringEngine(
         [length_scorer(), length_scorer("second")],
         sinks=[memory] if with_sink else [],
-        dead_letter=dead_letter,
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     outcomes: list[bool] = []
 

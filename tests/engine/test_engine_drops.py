@@ -16,10 +16,12 @@ from engine_helpers import FAST_RETRY, accounted, gated_scorer, length_scorer
 
 from agentevals import Run, ScoringEngine
 from agentevals._engine._drops import DropLedger
+from agentevals._engine._options import Overflow
 from agentevals._evals._catalog import dropped_counts, dropped_runs, stored_scorers, stored_thresholds
 from agentevals._model._thresholds import Threshold
 from agentevals._store._catalog_tables import DropCount, ScorerInfo
 from agentevals._store._store import open_store
+from agentevals.engine import DeliveryOptions, ExitOptions, QueueOptions, ScoringOptions
 from agentevals.sinks import MemorySink, PostgresSink, SQLiteSink
 
 
@@ -31,7 +33,9 @@ def _run(i: int) -> Run:
     return Run(run_id=f"run-{i}", input=f"q {i}", output="a", entity=f"bot-{i % 2}", metadata={"i": i})
 
 
-def _engine(db: Path, gate: threading.Event, dead_letter: Path, **options: object) -> ScoringEngine:
+def _engine(
+    db: Path, gate: threading.Event, dead_letter: Path, overflow: Overflow = "drop_newest"
+) -> ScoringEngine:
     scorers = {
         "a": {"scorer": gated_scorer(gate, "a"), "threshold": 0.7},
         "b": {"scorer": length_scorer("b"), "sampling": _even, "threshold": {"max": 0.5}},
@@ -39,13 +43,10 @@ def _engine(db: Path, gate: threading.Event, dead_letter: Path, **options: objec
     return ScoringEngine(
         scorers,
         sinks=[SQLiteSink(db), MemorySink()],  # MemorySink keeps neither: it is left alone
-        queue_size=3,
-        max_concurrency=1,
-        linger=0.0,
-        handle_sigterm=False,
-        dead_letter=dead_letter,
-        retry=FAST_RETRY,
-        **options,  # type: ignore[arg-type]
+        queue=QueueOptions(size=3, overflow=overflow, linger=0.0),
+        scoring=ScoringOptions(max_concurrency=1),
+        delivery=DeliveryOptions(linger=0.0, dead_letter=dead_letter, retry=FAST_RETRY),
+        exit=ExitOptions(handle_sigterm=False),
     )
 
 
@@ -82,7 +83,7 @@ def test_runs_refused_by_a_full_queue_are_stored_per_scorer_entity_and_reason(
 
 def test_runs_evicted_by_newer_ones_are_stored(tmp_path: Path, dead_letter: Path) -> None:
     db, gate = tmp_path / "s.db", threading.Event()
-    engine = _engine(db, gate, dead_letter, overflow="drop_oldest")
+    engine = _engine(db, gate, dead_letter, "drop_oldest")
     assert all(engine.submit(_run(i)) for i in range(60))  # each accepted; older ones pushed out
     gate.set()
     assert engine.flush(timeout=30)
@@ -97,7 +98,10 @@ def test_runs_evicted_by_newer_ones_are_stored(tmp_path: Path, dead_letter: Path
 def test_no_drops_no_rows_and_thresholds_are_optional(tmp_path: Path, dead_letter: Path) -> None:
     db = tmp_path / "s.db"
     engine = ScoringEngine(
-        [length_scorer("plain")], sinks=[SQLiteSink(db)], handle_sigterm=False, dead_letter=dead_letter
+        [length_scorer("plain")],
+        sinks=[SQLiteSink(db)],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
+        exit=ExitOptions(handle_sigterm=False),
     )
     engine.submit(_run(1))
     assert engine.shutdown()
@@ -125,12 +129,10 @@ def test_a_sink_failing_to_store_them_costs_no_record_and_no_other_sink(
     engine = ScoringEngine(
         {"a": {"scorer": gated_scorer(gate, "a"), "threshold": 0.5}},
         sinks=[failing, SQLiteSink(db)],
-        queue_size=2,
-        max_concurrency=1,
-        linger=0.0,
-        handle_sigterm=False,
-        dead_letter=dead_letter,
-        retry=FAST_RETRY,
+        queue=QueueOptions(size=2, linger=0.0),
+        scoring=ScoringOptions(max_concurrency=1),
+        delivery=DeliveryOptions(linger=0.0, dead_letter=dead_letter, retry=FAST_RETRY),
+        exit=ExitOptions(handle_sigterm=False),
     )
     with caplog.at_level(logging.ERROR, logger="agentevals.engine"):
         accepted = [engine.submit(_run(i)) for i in range(30)]
@@ -151,8 +153,8 @@ def test_a_bad_threshold_is_refused_at_construction(dead_letter: Path) -> None:
         ScoringEngine(
             {"a": {"scorer": length_scorer("a"), "threshold": {"min": 0.9, "max": 0.1}}},
             sinks=[MemorySink()],
-            handle_sigterm=False,
-            dead_letter=dead_letter,
+            delivery=DeliveryOptions(dead_letter=dead_letter),
+            exit=ExitOptions(handle_sigterm=False),
         )
 
 
@@ -180,12 +182,10 @@ def test_postgres_stores_the_thresholds_and_drops_of_an_engine(postgres: Any, de
         engine = ScoringEngine(
             {"a": {"scorer": gated_scorer(gate, "a"), "threshold": {"min": 0.2, "max": 0.9}}},
             sinks=[PostgresSink(postgres.conninfo, table=table)],
-            queue_size=2,
-            max_concurrency=1,
-            linger=0.0,
-            handle_sigterm=False,
-            dead_letter=dead_letter,
-            retry=FAST_RETRY,
+            queue=QueueOptions(size=2, linger=0.0),
+            scoring=ScoringOptions(max_concurrency=1),
+            delivery=DeliveryOptions(linger=0.0, dead_letter=dead_letter, retry=FAST_RETRY),
+            exit=ExitOptions(handle_sigterm=False),
         )
         accepted = [engine.submit(_run(i)) for i in range(30)]
         gate.set()

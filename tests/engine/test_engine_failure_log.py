@@ -12,6 +12,7 @@ from engine_helpers import runs
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._model._failure import failure_record
 from agentevals._scoring._score_once import FailureLog
+from agentevals.engine import DeliveryOptions
 from agentevals.sinks import MemorySink
 
 
@@ -37,7 +38,7 @@ def test_the_first_failure_of_each_kind_is_logged_with_its_traceback(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="agentevals.engine")
     scorer = create_scorer(id="flaky").generate_score(_flaky)
-    engine = ScoringEngine([scorer], sinks=[MemorySink()], dead_letter=dead_letter)
+    engine = ScoringEngine([scorer], sinks=[MemorySink()], delivery=DeliveryOptions(dead_letter=dead_letter))
     for run in runs(20):
         engine.submit(run)
     assert engine.shutdown().failed == 20
@@ -79,7 +80,7 @@ def test_the_logged_error_text_goes_through_the_redactor(
         [create_scorer(id="leaky").generate_score(leaky)],
         sinks=[MemorySink()],
         redact=hide,
-        dead_letter=dead_letter,
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     engine.submit(Run(input="secret@example.com", output="a"))
     assert engine.shutdown().failed == 1

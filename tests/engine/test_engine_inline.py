@@ -11,6 +11,7 @@ from typing import Any
 from engine_helpers import length_scorer, runs
 
 from agentevals import Run, ScoreResult, ScoringEngine, create_scorer
+from agentevals.engine import DeliveryOptions, QueueOptions, ScoringOptions
 from agentevals.errors import RunBuildError
 from agentevals.results import ScoreFailure
 from agentevals.sinks import MemorySink
@@ -43,7 +44,9 @@ def test_inline_scorer_sees_its_own_context_and_records_are_live(dead_letter: Pa
 
     memory = MemorySink()
     engine = ScoringEngine(
-        [create_scorer(id="inline").generate_score(score)], sinks=[memory], dead_letter=dead_letter
+        [create_scorer(id="inline").generate_score(score)],
+        sinks=[memory],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     engine.submit(Run(run_id="r1", output="x"))
     assert engine.shutdown(timeout=10)
@@ -68,7 +71,10 @@ def test_a_sync_step_returning_an_awaitable_finishes_in_the_background(dead_lett
     assert sneaky.is_sync and stuck.is_sync  # they look sync: the engine finds out while running them
     memory = MemorySink()
     engine = ScoringEngine(
-        [sneaky, stuck, length_scorer()], sinks=[memory], scorer_timeout=0.2, dead_letter=dead_letter
+        [sneaky, stuck, length_scorer()],
+        sinks=[memory],
+        scoring=ScoringOptions(timeout=0.2),
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     for run in runs(3):
         engine.submit(run)
@@ -88,7 +94,9 @@ def test_a_raising_inline_scorer_gives_an_error_record(dead_letter: Path) -> Non
 
     memory = MemorySink()
     engine = ScoringEngine(
-        [create_scorer(id="boom").generate_score(boom)], sinks=[memory], dead_letter=dead_letter
+        [create_scorer(id="boom").generate_score(boom)],
+        sinks=[memory],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     engine.submit(Run(run_id="r1", output="x"))
     assert engine.shutdown(timeout=10)
@@ -109,7 +117,7 @@ def test_lazy_runs_are_built_only_when_sampled(dead_letter: Path) -> None:
 
     memory = MemorySink()
     sampled = {"short": {"scorer": length_scorer(), "sampling": {"type": "ratio", "rate": 0.5}}}
-    engine = ScoringEngine(sampled, sinks=[memory], dead_letter=dead_letter)
+    engine = ScoringEngine(sampled, sinks=[memory], delivery=DeliveryOptions(dead_letter=dead_letter))
     accepted = [
         rid for rid in (f"run-{i}" for i in range(200)) if engine.submit_lazy(builder(rid), run_id=rid)
     ]
@@ -126,7 +134,11 @@ def test_a_failing_build_gives_one_error_record_per_sampled_scorer(dead_letter: 
         raise AttributeError("no messages")
 
     memory = MemorySink()
-    engine = ScoringEngine([length_scorer("a"), length_scorer("b")], sinks=[memory], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [length_scorer("a"), length_scorer("b")],
+        sinks=[memory],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
+    )
     assert engine.submit_lazy(broken, run_id="r1", trace_id="t1")
     assert engine.submit_lazy(lambda: "not a run", run_id="r2")  # type: ignore[arg-type, return-value]
     assert engine.submit_lazy(lambda: Run(run_id="r3", output="ok"), run_id="r3")
@@ -143,7 +155,9 @@ def test_a_failing_build_gives_one_error_record_per_sampled_scorer(dead_letter: 
 def test_a_custom_sampler_gets_the_built_run(dead_letter: Path) -> None:
     memory = MemorySink()
     entry = {"scorer": length_scorer(), "sampling": lambda run: run.output_text == "keep"}
-    engine = ScoringEngine({"short": entry}, sinks=[memory], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        {"short": entry}, sinks=[memory], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     assert engine.submit_lazy(lambda: Run(run_id="r1", output="keep"), run_id="r1")
     assert not engine.submit_lazy(lambda: Run(run_id="r2", output="drop"), run_id="r2")
     assert engine.shutdown(timeout=10)
@@ -159,7 +173,12 @@ def test_runs_gather_for_the_linger_and_a_half_full_queue_cuts_it_short(dead_let
         return 1.0
 
     scorer = create_scorer(id="s").generate_score(score)
-    engine = ScoringEngine([scorer], sinks=[memory], linger=60.0, queue_size=4, dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [scorer],
+        sinks=[memory],
+        queue=QueueOptions(linger=60.0, size=4),
+        delivery=DeliveryOptions(linger=60.0, dead_letter=dead_letter),
+    )
     engine.submit(Run(run_id="r0", output="x"))
     time.sleep(0.2)
     assert not scored.is_set() and engine.stats().queued == 1  # waiting for more runs
@@ -171,7 +190,12 @@ def test_runs_gather_for_the_linger_and_a_half_full_queue_cuts_it_short(dead_let
 
 def test_runs_linger_again_once_a_flush_is_over(dead_letter: Path) -> None:
     memory = MemorySink()
-    engine = ScoringEngine([length_scorer()], sinks=[memory], linger=60.0, dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [length_scorer()],
+        sinks=[memory],
+        queue=QueueOptions(linger=60.0),
+        delivery=DeliveryOptions(linger=60.0, dead_letter=dead_letter),
+    )
     engine.submit(Run(run_id="r0", output="x"))
     assert engine.flush(timeout=10)  # cuts the linger short for what is queued
     engine.submit(Run(run_id="r1", output="x"))
@@ -191,7 +215,7 @@ def test_a_build_failing_for_a_custom_sampler_still_gives_error_records(dead_let
         "never": {"scorer": length_scorer("never"), "sampling": {"type": "ratio", "rate": 0.0}},
         "always": length_scorer("always"),
     }
-    engine = ScoringEngine(scorers, sinks=[memory], dead_letter=dead_letter)
+    engine = ScoringEngine(scorers, sinks=[memory], delivery=DeliveryOptions(dead_letter=dead_letter))
     assert engine.submit_lazy(broken, run_id="r1", trace_id="t1")  # built here, for the sampler
     assert engine.shutdown(timeout=10)
     assert sorted(r.scorer_id for r in memory.records) == ["always", "custom"]

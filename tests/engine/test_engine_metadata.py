@@ -6,6 +6,7 @@ from pathlib import Path
 
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._store._row import record_to_row
+from agentevals.engine import DeliveryOptions
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import MemorySink
 
@@ -13,7 +14,11 @@ from agentevals.sinks import MemorySink
 def test_live_records_carry_the_run_metadata(dead_letter: Path) -> None:
     memory = MemorySink()
     failing = create_scorer(id="failing").generate_score(lambda **_: 1 / 0)
-    engine = ScoringEngine([create_exact_match_scorer(), failing], sinks=[memory], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        [create_exact_match_scorer(), failing],
+        sinks=[memory],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
+    )
     engine.submit(Run(run_id="r", input="q", output="a", ground_truth="a", metadata={"tenant": "t1"}))
     engine.submit(Run(run_id="s", input="q", output="a", metadata={"tenant": "t2"}))
     assert engine.shutdown()

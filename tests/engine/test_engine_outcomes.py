@@ -9,6 +9,7 @@ from engine_helpers import accounted
 
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._store._row import record_from_json, record_to_json, record_to_row
+from agentevals.engine import DeliveryOptions
 from agentevals.errors import ScorerError, ScorerSkipped
 from agentevals.results import ScoreFailure, ScoreResult, ScoreSkipped
 from agentevals.scorers import create_exact_match_scorer
@@ -26,7 +27,7 @@ def test_a_missing_ground_truth_is_a_skipped_record_not_an_error(dead_letter: Pa
     memory = MemorySink()
     exact = create_exact_match_scorer()
     custom = create_scorer(id="grounded").analyze(_needs_context).generate_score(lambda **_: 1.0)
-    engine = ScoringEngine([exact, custom], sinks=[memory], dead_letter=dead_letter)
+    engine = ScoringEngine([exact, custom], sinks=[memory], delivery=DeliveryOptions(dead_letter=dead_letter))
     engine.submit(Run(run_id="live", input="2+2?", output="4"))  # live traffic: no ground truth
     engine.submit(Run(run_id="labelled", input="2+2?", output="4", ground_truth="4", context=["4"]))
     report = engine.shutdown()
@@ -79,7 +80,7 @@ def test_a_failed_run_is_skipped_unless_the_entry_scores_errors(dead_letter: Pat
     engine = ScoringEngine(
         {"on_errors": {"scorer": judged, "score_errors": True}, "plain": plain},
         sinks=[memory],
-        dead_letter=dead_letter,
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     engine.submit(Run(run_id="boom", input="q", output=None, error="RuntimeError: backend down"))
     assert engine.shutdown()

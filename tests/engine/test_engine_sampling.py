@@ -11,7 +11,7 @@ from engine_helpers import length_scorer, runs
 
 from agentevals import Run, Sampling, ScoringEngine
 from agentevals._engine._sampling import sample_point
-from agentevals.engine import ScorerEntry
+from agentevals.engine import DeliveryOptions, ScorerEntry
 from agentevals.sinks import MemorySink
 
 RUN_IDS = [f"run-{i:05d}" for i in range(10_000)]
@@ -90,7 +90,7 @@ def test_engine_scorers_at_one_rate_sample_the_same_runs(dead_letter: Path) -> N
             "even": {"scorer": length_scorer("even"), "sampling": lambda run: run.run_id.endswith("0")},
         },
         sinks=[memory],
-        dead_letter=dead_letter,
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     batch = runs(2000)
     accepted = [engine.submit(run) for run in batch]
@@ -111,7 +111,9 @@ def test_engine_scorers_at_one_rate_sample_the_same_runs(dead_letter: Path) -> N
 def test_run_sampled_out_by_every_scorer_is_not_accepted(dead_letter: Path) -> None:
     memory = MemorySink()
     engine = ScoringEngine(
-        {"a": {"scorer": length_scorer(), "sampling": 0.0}}, sinks=[memory], dead_letter=dead_letter
+        {"a": {"scorer": length_scorer(), "sampling": 0.0}},
+        sinks=[memory],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     assert [engine.submit(run) for run in runs(100)] == [False] * 100
     assert engine.shutdown(timeout=5)
@@ -125,7 +127,9 @@ def test_raising_custom_sampler_counts_as_not_sampled(dead_letter: Path) -> None
         raise RuntimeError("sampler bug")
 
     engine = ScoringEngine(
-        {"a": {"scorer": length_scorer(), "sampling": sampler}}, sinks=[], dead_letter=dead_letter
+        {"a": {"scorer": length_scorer(), "sampling": sampler}},
+        sinks=[],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     assert engine.submit(Run(output="x")) is False
     assert engine.shutdown(timeout=5)

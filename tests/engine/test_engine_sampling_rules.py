@@ -13,7 +13,7 @@ from engine_helpers import accounted, length_scorer
 
 from agentevals import Run, ScoringEngine
 from agentevals._engine._sampling import sample_point
-from agentevals.engine import Rule
+from agentevals.engine import DeliveryOptions, Rule
 from agentevals.sinks import MemorySink
 
 POLICY: dict[str, Any] = {
@@ -75,7 +75,7 @@ def test_10000_runs_per_rule_shares_follow_the_rates(dead_letter: Path) -> None:
             "cheap": {"scorer": length_scorer("cheap"), "sampling": {"type": "none"}},
         },
         sinks=[memory],
-        dead_letter=dead_letter,
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     batch, expected = traffic()
     assert all(engine.submit(run) for run in batch)
@@ -111,7 +111,9 @@ def test_callable_rules_and_runs_matching_no_rule(dead_letter: Path) -> None:
         Rule(when={"entity": "checkout"}, rate=0.0),
     ]
     engine = ScoringEngine(
-        {"s": {"scorer": length_scorer(), "sampling": rules}}, sinks=[memory], dead_letter=dead_letter
+        {"s": {"scorer": length_scorer(), "sampling": rules}},
+        sinks=[memory],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     entities = ["vip", "checkout", "search"] * 30
     accepted = [engine.submit(Run(run_id=f"r{i}", output="x", entity=e)) for i, e in enumerate(entities)]
@@ -131,7 +133,7 @@ def test_same_run_id_same_decision_in_two_engines(dead_letter: Path, tmp_path: P
         engine = ScoringEngine(
             {"s": {"scorer": length_scorer(), "sampling": POLICY}},
             sinks=[memory],
-            dead_letter=tmp_path / f"dl{n}.jsonl",
+            delivery=DeliveryOptions(dead_letter=tmp_path / f"dl{n}.jsonl"),
         )
         batch, _ = traffic(3000)
         for run in reversed(batch) if n else batch:  # another order: the decision is the run's own
@@ -147,7 +149,7 @@ def test_lazy_runs_are_built_for_the_rules(dead_letter: Path) -> None:
     engine = ScoringEngine(
         {"s": {"scorer": length_scorer(), "sampling": [{"when": {"entity": "checkout"}, "rate": 1.0}]}},
         sinks=[memory],
-        dead_letter=dead_letter,
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
 
     def broken() -> Run:
@@ -173,7 +175,7 @@ def test_a_raising_predicate_counts_as_not_sampled_and_is_logged(
             "all": length_scorer("all"),
         },
         sinks=[],
-        dead_letter=dead_letter,
+        delivery=DeliveryOptions(dead_letter=dead_letter),
     )
     with caplog.at_level(logging.ERROR, logger="agentevals.engine"):
         assert engine.submit(Run(output="x"))

@@ -15,6 +15,7 @@ import pytest
 from engine_helpers import length_scorer
 
 from agentevals import ScoringEngine
+from agentevals.engine import DeliveryOptions, ExitOptions
 from agentevals.sinks import MemorySink
 
 CHILD = Path(__file__).with_name("sigterm_child.py")
@@ -74,20 +75,29 @@ def test_handle_sigterm_false_leaves_sigterm_alone(tmp_path: Path) -> None:
 
 def test_the_handler_is_installed_on_the_main_thread_and_removed_at_shutdown(dead_letter: Path) -> None:
     before = signal.getsignal(signal.SIGTERM)
-    engine = ScoringEngine(length_scorer(), sinks=[MemorySink()], dead_letter=dead_letter)
+    engine = ScoringEngine(
+        length_scorer(), sinks=[MemorySink()], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     installed = signal.getsignal(signal.SIGTERM)
     assert installed is not before and callable(installed)
     assert engine.shutdown(timeout=5)
     assert signal.getsignal(signal.SIGTERM) is before
 
-    off = ScoringEngine(length_scorer(), sinks=[MemorySink()], dead_letter=dead_letter, handle_sigterm=False)
+    off = ScoringEngine(
+        length_scorer(),
+        sinks=[MemorySink()],
+        delivery=DeliveryOptions(dead_letter=dead_letter),
+        exit=ExitOptions(handle_sigterm=False),
+    )
     assert signal.getsignal(signal.SIGTERM) is before
     off.shutdown(timeout=5)
 
     made: list[Any] = []
     thread = threading.Thread(
         target=lambda: made.append(
-            ScoringEngine(length_scorer(), sinks=[MemorySink()], dead_letter=dead_letter)
+            ScoringEngine(
+                length_scorer(), sinks=[MemorySink()], delivery=DeliveryOptions(dead_letter=dead_letter)
+            )
         )
     )
     thread.start()
@@ -99,7 +109,9 @@ def test_the_handler_is_installed_on_the_main_thread_and_removed_at_shutdown(dea
 def test_a_handler_installed_over_ours_keeps_the_chain(dead_letter: Path) -> None:
     before = signal.getsignal(signal.SIGTERM)
     calls: list[str] = []
-    first = ScoringEngine(length_scorer(), sinks=[MemorySink()], dead_letter=dead_letter)
+    first = ScoringEngine(
+        length_scorer(), sinks=[MemorySink()], delivery=DeliveryOptions(dead_letter=dead_letter)
+    )
     ours = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, lambda signum, frame: calls.append("app") or ours(signum, frame))  # type: ignore[operator]
     try:

@@ -1,4 +1,4 @@
-"""scorer_timeout holds for sync steps: a stuck call becomes a TimeoutError record on its own, and the
+"""The scoring timeout holds for sync steps: a stuck call becomes a TimeoutError record on its own, and the
 engine goes on scoring (sync scorers run in chunks on a worker thread, which a stuck call abandons)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 from engine_helpers import accounted, length_scorer, runs
 
 from agentevals import Run, ScoringEngine, create_scorer
+from agentevals.engine import DeliveryOptions, QueueOptions, ScoringOptions
 from agentevals.results import ScoreFailure
 from agentevals.sinks import MemorySink
 
@@ -26,9 +27,9 @@ def test_a_stuck_sync_step_times_out_and_the_engine_goes_on(dead_letter: Path) -
     engine = ScoringEngine(
         [create_scorer(id="stuck").generate_score(stuck), length_scorer()],
         sinks=[memory],
-        scorer_timeout=0.3,
-        dead_letter=dead_letter,
-        linger=0,
+        queue=QueueOptions(linger=0),
+        scoring=ScoringOptions(timeout=0.3),
+        delivery=DeliveryOptions(dead_letter=dead_letter, linger=0),
     )
     try:
         for run in runs(100):
@@ -62,9 +63,9 @@ def test_a_per_entry_timeout_applies_to_its_sync_calls_only(dead_letter: Path) -
     engine = ScoringEngine(
         {"slow": {"scorer": create_scorer(id="slow").generate_score(slow), "timeout": 0.1}},
         sinks=[memory],
-        scorer_timeout=None,
-        dead_letter=dead_letter,
-        linger=0,
+        queue=QueueOptions(linger=0),
+        scoring=ScoringOptions(timeout=None),
+        delivery=DeliveryOptions(dead_letter=dead_letter, linger=0),
     )
     try:
         engine.submit(Run(run_id="a", input="q", output="a"))

@@ -23,6 +23,7 @@ from engine_helpers import accounted, length_scorer, runs
 from test_engine_sigterm import RUNS, run_child
 
 from agentevals import PromptStep, Run, ScoreRecord, ScoringEngine, create_scorer
+from agentevals.engine import DeliveryOptions, QueueOptions, ScoringOptions
 from agentevals.results import ScoreFailure
 from agentevals.sinks import JsonlSink, MemorySink, PostgresSink, RetryPolicy, SQLiteSink, replay
 from agentevals.testing import ChatRequest, FakeJudgeServer, Reply
@@ -63,8 +64,8 @@ def test_judge_rate_limited_failing_hanging_and_refused(tmp_path: Path) -> None:
         engine = ScoringEngine(
             [_judged_scorer(judge), _judged_scorer(refused, "refused")],
             sinks=[memory],
-            scorer_timeout=10,
-            dead_letter=tmp_path / "dead.jsonl",
+            scoring=ScoringOptions(timeout=10),
+            delivery=DeliveryOptions(dead_letter=tmp_path / "dead.jsonl"),
             breaker=None,  # every judge failure as an error record (the breaker skips: test_engine_breaker)
         )
         kinds = ["ok", "429", "500", "hang"] * 5
@@ -121,8 +122,9 @@ def test_sink_read_only_full_and_locked_then_replayed(tmp_path: Path) -> None:
     engine = ScoringEngine(
         length_scorer(),
         sinks=[ReadOnlySQLiteSink(read_only), FullDiskSink(tmp_path / "x.jsonl"), _Locked(locked), memory],
-        retry=RetryPolicy(attempts=2, initial=0.005, max_wait=0.01, timeout=0.3),
-        dead_letter=dead,
+        delivery=DeliveryOptions(
+            retry=RetryPolicy(attempts=2, initial=0.005, max_wait=0.01, timeout=0.3), dead_letter=dead
+        ),
     )
     _fill(engine)
     report = engine.shutdown(timeout=30)
@@ -155,7 +157,9 @@ def test_postgres_down(tmp_path: Path) -> None:
     down = PostgresSink(f"host=127.0.0.1 port={_closed_port()} dbname=test user=postgres", connect_timeout=1)
     memory = MemorySink()
     engine = ScoringEngine(
-        length_scorer(), sinks=[down, memory], retry=FAST, dead_letter=tmp_path / "dead.jsonl"
+        length_scorer(),
+        sinks=[down, memory],
+        delivery=DeliveryOptions(retry=FAST, dead_letter=tmp_path / "dead.jsonl"),
     )
     _fill(engine)
     report = engine.shutdown(timeout=30)
@@ -185,8 +189,7 @@ def test_unserialisable_values(tmp_path: Path) -> None:
     engine = ScoringEngine(
         create_scorer(id="ctx").generate_score(lambda run: 1.0),
         sinks=[SQLiteSink(db), JsonlSink(jsonl)],
-        retry=FAST,
-        dead_letter=tmp_path / "dead.jsonl",
+        delivery=DeliveryOptions(retry=FAST, dead_letter=tmp_path / "dead.jsonl"),
     )
     for i in range(30):
         context = {"value": bad[i % len(bad)]} if i % 3 == 0 else {"i": i}
@@ -241,9 +244,11 @@ def test_base_exceptions_in_steps_and_sinks(tmp_path: Path) -> None:
     engine = ScoringEngine(
         [create_scorer(id="sync").generate_score(step), create_scorer(id="async").generate_score(astep)],
         sinks=[sink, memory],
-        retry=RetryPolicy(attempts=5, initial=0.001, max_wait=0.002),
-        dead_letter=tmp_path / "dead.jsonl",
-        batch_size=1000,
+        delivery=DeliveryOptions(
+            retry=RetryPolicy(attempts=5, initial=0.001, max_wait=0.002),
+            dead_letter=tmp_path / "dead.jsonl",
+            batch_size=1000,
+        ),
     )
     _fill(engine, 40)
     report = engine.shutdown(timeout=30)
@@ -270,9 +275,9 @@ def test_shutdown_out_of_time_with_10000_queued_runs(tmp_path: Path) -> None:
     engine = ScoringEngine(
         [create_scorer(id="slow").generate_score(slow), length_scorer()],
         sinks=[memory],
-        queue_size=20_000,
-        max_concurrency=4,
-        dead_letter=tmp_path / "dead.jsonl",
+        queue=QueueOptions(size=20_000),
+        scoring=ScoringOptions(max_concurrency=4),
+        delivery=DeliveryOptions(dead_letter=tmp_path / "dead.jsonl"),
     )
     for run in runs(10_000):
         engine.submit(run)

@@ -22,6 +22,7 @@ from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._evals._rescore import arescore
 from agentevals._scoring._scorer import Scorer
 from agentevals._store._store import open_store
+from agentevals.engine import QueueOptions
 from agentevals.evals import RescoreSummary, rescore
 from agentevals.sinks import PostgresSink, SQLiteSink
 from agentevals.steps import PromptStep
@@ -67,7 +68,7 @@ def _answer_scorer(seen: list[Run] | None = None) -> Scorer:
 
 
 def _store_live(sink: Any) -> None:
-    engine = ScoringEngine(_live_scorer(), sinks=[sink], linger=0)
+    engine = ScoringEngine(_live_scorer(), sinks=[sink], queue=QueueOptions(linger=0))
     for run in _runs():
         assert engine.submit(run)
     assert engine.shutdown(timeout=30)

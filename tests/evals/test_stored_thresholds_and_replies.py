@@ -18,6 +18,7 @@ from agentevals._model._thresholds import Threshold
 from agentevals._scoring._judge._judge import REPLY_LIMIT
 from agentevals._store._store import open_store
 from agentevals.cli import main
+from agentevals.engine import DeliveryOptions, ExitOptions
 from agentevals.redaction import EMAIL, mask
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import JsonlSink, MemorySink, SQLiteSink
@@ -119,8 +120,8 @@ def test_each_judged_step_keeps_its_reply_masked_redacted_and_bounded(tmp_path: 
             {"judged": {"scorer": _judged_scorer(server), "threshold": 0.5}},
             sinks=[SQLiteSink(db), JsonlSink(jsonl)],
             redact=mask(EMAIL),
-            handle_sigterm=False,
-            dead_letter=tmp_path / "dl.jsonl",
+            exit=ExitOptions(handle_sigterm=False),
+            delivery=DeliveryOptions(dead_letter=tmp_path / "dl.jsonl"),
         )
         engine.submit(Run(run_id="r1", input="question", output="answer"))
         assert engine.shutdown(timeout=30)
@@ -176,7 +177,10 @@ def test_a_reply_that_could_not_be_parsed_is_kept_in_the_error_record(tmp_path: 
             PromptStep(description="score", create_prompt=lambda run, **_: f"score {run.input}")
         )
         engine = ScoringEngine(
-            [scorer], sinks=[memory], handle_sigterm=False, dead_letter=tmp_path / "dl.jsonl"
+            [scorer],
+            sinks=[memory],
+            exit=ExitOptions(handle_sigterm=False),
+            delivery=DeliveryOptions(dead_letter=tmp_path / "dl.jsonl"),
         )
         engine.submit(Run(run_id="r1", input="question", output="answer"))
         assert engine.shutdown(timeout=30)

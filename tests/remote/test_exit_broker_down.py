@@ -16,6 +16,7 @@ from pathlib import Path
 from forwarder_helpers import Broker, TcpProxy, free_port
 
 from agentevals import Run, ScoringEngine, create_scorer
+from agentevals.engine import BrokerOptions
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
 _TIMEOUT = 60.0  # the exit's timeout; an exit that waits for it takes at least this long
@@ -25,14 +26,17 @@ _AGENT = textwrap.dedent(
     """
     import sys
     from agentevals import Run, ScoringEngine, create_scorer
+    from agentevals.engine import BrokerOptions, ExitOptions
 
     url, queue, spool = sys.argv[1], sys.argv[2], sys.argv[3]
     scorer = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
-    engine = ScoringEngine([scorer], broker=url, broker_queue=queue, spool=spool, exit_timeout=60.0)
+    engine = ScoringEngine(
+        [scorer], broker=BrokerOptions(url, queue=queue, spool=spool), exit=ExitOptions(timeout=60.0)
+    )
     for i in range(20):
         assert engine.submit(Run(run_id=f"r{i}", input="q", output="a"))
     print("submitted", flush=True)
-    # the interpreter exits here: the engine's exit hook flushes within exit_timeout
+    # the interpreter exits here: the engine's exit hook flushes within ExitOptions.timeout
     """
 )
 
@@ -40,7 +44,7 @@ _AGENT = textwrap.dedent(
 def _published_after_restart(rabbitmq: Broker, queue_name: str, spool: Path, proxy: TcpProxy) -> list[str]:
     proxy.start()  # the broker is back
     engine = ScoringEngine(
-        [_SCORER], broker=rabbitmq.url_via(proxy.port), broker_queue=queue_name, spool=spool
+        [_SCORER], broker=BrokerOptions(rabbitmq.url_via(proxy.port), queue=queue_name, spool=spool)
     )
     assert engine.stats().recovered == 20
     report = engine.flush(60)
@@ -55,7 +59,7 @@ def test_shutdown_returns_once_the_runs_are_spooled(
     proxy = proxy_to(rabbitmq.port)  # not started: a closed port, as a broker that is down
     spool = tmp_path / "spool.db"
     engine = ScoringEngine(
-        [_SCORER], broker=rabbitmq.url_via(proxy.port), broker_queue=queue_name, spool=spool
+        [_SCORER], broker=BrokerOptions(rabbitmq.url_via(proxy.port), queue=queue_name, spool=spool)
     )
     for i in range(20):
         engine.submit(Run(run_id=f"r{i}", input="q", output="a"))

@@ -26,6 +26,7 @@ from agentevals._engine._forward._codec import (
     run_entry_text,
     runs_from_message,
 )
+from agentevals.engine import BrokerOptions
 
 
 def _large_output() -> str:
@@ -41,7 +42,7 @@ def test_a_run_over_one_megabyte_reaches_a_worker_and_is_scored(
 ) -> None:
     db = tmp_path / "scores.db"
     worker = start_worker(broker_url, queue, db)
-    engine = ScoringEngine({"shout": SCORERS["shout"]}, broker=broker_url, broker_queue=queue)
+    engine = ScoringEngine({"shout": SCORERS["shout"]}, broker=BrokerOptions(broker_url, queue=queue))
     large = _large_output()
     try:
         engine.submit(Run(run_id="small-before", input="q", output="a"))

@@ -1,5 +1,5 @@
-"""``broker=`` options that cannot work are a clear ValueError at construction; a broker that is down
-is not (runs wait for it)."""
+"""``broker=`` options that cannot work are a clear ValueError at construction (those of
+``BrokerOptions`` alone: ``test_engine_options``); a broker that is down is not (runs wait for it)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from forwarder_helpers import free_port
 
 from agentevals import ScoringEngine, create_scorer
+from agentevals.engine import BrokerOptions
 from agentevals.sinks import MemorySink
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
@@ -22,13 +23,10 @@ _URL = "amqp://guest:guest@127.0.0.1:5672/"
     [
         ({"broker": "kafka://127.0.0.1:9092"}, "unknown scheme 'kafka'.*amqp://"),
         ({"broker": "127.0.0.1:5672"}, "unknown scheme"),
-        ({"broker": 5672}, "broker must be a URL"),
         ({"broker": "amqp://guest:guest@127.0.0.1:notaport/"}, "cannot be read"),
         ({"broker": _URL, "sinks": [MemorySink()]}, "agentevals worker --sink"),
         ({"broker": _URL, "redact": lambda record: record}, "redact= must be a mask"),
-        ({"spool": "spool.db"}, "pass broker="),
-        ({"broker": _URL, "spool_size": 0}, "spool_size must be a whole number"),
-        ({"broker": _URL, "broker_queue": "no spaces"}, "broker_queue must be a queue name"),
+        ({"broker": BrokerOptions(_URL, spool=Path(__file__).parent)}, "cannot be opened|not a writable"),
     ],
 )
 def test_options_that_cannot_work_are_a_clear_value_error(options: dict[str, Any], expected: str) -> None:
@@ -50,7 +48,7 @@ def test_without_dramatiq_the_error_names_the_extra(monkeypatch: pytest.MonkeyPa
 
 def test_a_broker_that_is_down_is_no_error_with_check(tmp_path: Path) -> None:
     for url in (f"amqp://guest:guest@127.0.0.1:{free_port()}/", f"redis://127.0.0.1:{free_port()}/0"):
-        engine = ScoringEngine([_SCORER], broker=url, spool=tmp_path / "spool.db", check=True)
+        engine = ScoringEngine([_SCORER], broker=BrokerOptions(url, spool=tmp_path / "spool.db"), check=True)
         assert engine.sinks == []
         engine.shutdown(0.2)
 

@@ -12,6 +12,7 @@ import pytest
 from forwarder_helpers import Broker, TcpProxy, free_port
 
 from agentevals import Run, ScoringEngine, create_scorer
+from agentevals.engine import BrokerOptions, DeliveryOptions, QueueOptions
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
 
@@ -41,7 +42,9 @@ def test_runs_spool_while_the_broker_is_down_and_all_arrive_once_it_is_back(
     caplog.set_level(logging.WARNING)
     proxy = proxy_to(broker.port)  # not started: nothing listens on its port yet
     spool = f"{tmp_path}/spool.db"
-    engine = ScoringEngine([_SCORER], broker=broker.url_via(proxy.port), broker_queue=queue_name, spool=spool)
+    engine = ScoringEngine(
+        [_SCORER], broker=BrokerOptions(broker.url_via(proxy.port), queue=queue_name, spool=spool)
+    )
     for i in range(60):
         assert engine.submit(Run(run_id=f"r{i}", output=str(i)))
     _wait_until(lambda: engine.stats().spooled == 60, "60 runs spooled")
@@ -73,7 +76,10 @@ def test_without_a_spool_runs_wait_in_the_bounded_queue_and_overflow_is_counted(
 ) -> None:
     proxy = proxy_to(rabbitmq.port)
     engine = ScoringEngine(
-        [_SCORER], broker=rabbitmq.url_via(proxy.port), broker_queue=queue_name, queue_size=20, batch_size=5
+        [_SCORER],
+        queue=QueueOptions(size=20),
+        delivery=DeliveryOptions(batch_size=5),
+        broker=BrokerOptions(rabbitmq.url_via(proxy.port), queue=queue_name),
     )
     accepted = [f"r{i}" for i in range(60) if engine.submit(Run(run_id=f"r{i}", output="x"))]
     down = engine.flush(0.5)
@@ -96,7 +102,7 @@ def test_a_full_spool_counts_the_overflow_as_dropped(
 ) -> None:
     dead = rabbitmq.url_via(free_port())
     engine = ScoringEngine(
-        [_SCORER], broker=dead, broker_queue=queue_name, spool=f"{tmp_path}/spool.db", spool_size=10
+        [_SCORER], broker=BrokerOptions(dead, queue=queue_name, spool=f"{tmp_path}/spool.db", spool_size=10)
     )
     for i in range(15):
         engine.submit(Run(run_id=f"r{i}", output="x"))
@@ -111,7 +117,7 @@ def test_a_full_spool_counts_the_overflow_as_dropped(
 def test_without_a_spool_a_shutdown_that_runs_out_of_time_abandons_and_counts(
     rabbitmq: Broker, queue_name: str
 ) -> None:
-    engine = ScoringEngine([_SCORER], broker=rabbitmq.url_via(free_port()), broker_queue=queue_name)
+    engine = ScoringEngine([_SCORER], broker=BrokerOptions(rabbitmq.url_via(free_port()), queue=queue_name))
     for i in range(30):
         engine.submit(Run(run_id=f"r{i}", output="x"))
     report = engine.shutdown(0.5)
@@ -124,7 +130,11 @@ def test_without_a_spool_a_shutdown_that_runs_out_of_time_abandons_and_counts(
 def test_without_a_spool_batch_after_batch_goes_out(rabbitmq: Broker, queue_name: str) -> None:
     # Many more runs than one batch: each batch sent is followed by the next, with no idle wait between
     # (a flush would run out of its time otherwise).
-    engine = ScoringEngine([_SCORER], broker=rabbitmq.url, broker_queue=queue_name, batch_size=2)
+    engine = ScoringEngine(
+        [_SCORER],
+        delivery=DeliveryOptions(batch_size=2),
+        broker=BrokerOptions(rabbitmq.url, queue=queue_name),
+    )
     for i in range(60):
         engine.submit(Run(run_id=f"r{i}", output="x"))
     report = engine.flush(30)

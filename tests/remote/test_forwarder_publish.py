@@ -11,6 +11,7 @@ from forwarder_helpers import Broker
 
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._engine._forward._codec import ACTOR, QUEUE, runs_from_message
+from agentevals.engine import BrokerOptions
 
 
 def _scorer(scorer_id: str) -> Any:
@@ -50,7 +51,7 @@ def test_published_messages_decode_to_the_accepted_runs(broker: Broker, queue_na
         "always": _scorer("always"),
         "half": {"scorer": _scorer("half"), "sampling": {"type": "ratio", "rate": 0.5}},
     }
-    engine = ScoringEngine(scorers, broker=broker.url, broker_queue=queue_name, entity="support-bot")
+    engine = ScoringEngine(scorers, broker=BrokerOptions(broker.url, queue=queue_name), entity="support-bot")
     runs = {run.run_id: run for run in (_run(i) for i in range(40))}
     for i, run in enumerate(runs.values()):
         if i % 2:
@@ -87,8 +88,7 @@ def test_only_sampled_runs_are_published_and_nothing_is_scored_here(
     scorer = create_scorer(id="tenth").generate_score(lambda run, **_: calls.append(run) or 1.0)
     engine = ScoringEngine(
         {"tenth": {"scorer": scorer, "sampling": {"type": "ratio", "rate": 0.1}}},
-        broker=rabbitmq.url,
-        broker_queue=queue_name,
+        broker=BrokerOptions(rabbitmq.url, queue=queue_name),
     )
     for i in range(200):
         engine.submit(Run(run_id=f"r{i}", input="q", output="a"))
@@ -103,7 +103,7 @@ def test_only_sampled_runs_are_published_and_nothing_is_scored_here(
 def test_a_run_that_cannot_be_built_is_counted_and_the_others_go_out(
     rabbitmq: Broker, queue_name: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    engine = ScoringEngine([_scorer("s")], broker=rabbitmq.url, broker_queue=queue_name)
+    engine = ScoringEngine([_scorer("s")], broker=BrokerOptions(rabbitmq.url, queue=queue_name))
 
     def broken() -> Run:
         raise KeyError("span gone")
@@ -121,9 +121,7 @@ def test_a_run_that_cannot_be_built_is_counted_and_the_others_go_out(
 
 
 def test_the_default_queue_is_the_one_the_workers_read() -> None:
-    import inspect
-
-    assert inspect.signature(ScoringEngine).parameters["broker_queue"].default == QUEUE
+    assert BrokerOptions("amqp://guest:guest@127.0.0.1:5672/").queue == QUEUE
 
 
 def test_text_json_cannot_encode_as_utf8_goes_through_the_spool(
@@ -133,7 +131,7 @@ def test_text_json_cannot_encode_as_utf8_goes_through_the_spool(
         run_id="odd", input="lone \ud800 surrogate", output="tab\tand \u2603", metadata={"nan": float("nan")}
     )
     engine = ScoringEngine(
-        [_scorer("s")], broker=rabbitmq.url, broker_queue=queue_name, spool=tmp_path / "s.db"
+        [_scorer("s")], broker=BrokerOptions(rabbitmq.url, queue=queue_name, spool=tmp_path / "s.db")
     )
     engine.submit(odd)
     report = engine.flush(30)

@@ -14,6 +14,7 @@ from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._engine._forward._codec import runs_from_message
 from agentevals._engine._forward._run_mask import masked_run
 from agentevals._engine._forward._spool import Spool
+from agentevals.engine import BrokerOptions
 from agentevals.redaction import EMAIL, mask
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
@@ -78,7 +79,7 @@ def _assert_masked(run: Run, run_id: str) -> None:
 
 
 def test_the_published_messages_never_hold_the_masked_texts(broker: Broker, queue_name: str) -> None:
-    engine = ScoringEngine([_SCORER], broker=broker.url, broker_queue=queue_name, redact=_REDACT)
+    engine = ScoringEngine([_SCORER], broker=BrokerOptions(broker.url, queue=queue_name), redact=_REDACT)
     assert engine.submit(_run("r1"))
     run = _run("r2")
     assert engine.submit_lazy(lambda: run, run_id="r2", trace_id="trace-r2")  # built on the forwarder
@@ -102,7 +103,9 @@ def test_the_spool_holds_only_masked_runs_and_publishes_them(
 ) -> None:
     spool = tmp_path / "spool.db"
     down = f"amqp://guest:guest@127.0.0.1:{free_port()}/"  # nothing listens: runs stay in the spool
-    engine = ScoringEngine([_SCORER], broker=down, broker_queue=queue_name, spool=spool, redact=_REDACT)
+    engine = ScoringEngine(
+        [_SCORER], broker=BrokerOptions(down, queue=queue_name, spool=spool), redact=_REDACT
+    )
     for i in range(5):
         assert engine.submit(_run(f"r{i}"))
     report = engine.shutdown(1.0)
@@ -118,7 +121,7 @@ def test_the_spool_holds_only_masked_runs_and_publishes_them(
     assert len(rows) == 5 and all("<redacted>" in payload for (payload,) in rows)
 
     # The next start on the spool, with the broker back, publishes them as they were spooled: masked.
-    again = ScoringEngine([_SCORER], broker=rabbitmq.url, broker_queue=queue_name, spool=spool)
+    again = ScoringEngine([_SCORER], broker=BrokerOptions(rabbitmq.url, queue=queue_name, spool=spool))
     assert again.flush(30).completed
     bodies = rabbitmq.drain_bodies(queue_name)
     assert all(secret not in body for body in bodies for secret in _SECRETS)

@@ -14,8 +14,16 @@ import pytest
 from forwarder_helpers import Broker
 
 from agentevals import Run, ScoringEngine, create_scorer
+from agentevals._engine._forward import _attach, _broker, _forwarder
+from agentevals.engine import BrokerOptions, DeliveryOptions
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
+
+
+def _small_message_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Limits the test can reach: ~300 bytes a small run; a huge one (hex) stays large compressed."""
+    monkeypatch.setattr(_forwarder, "MAX_MESSAGE_BYTES", 4_000)
+    monkeypatch.setattr(_forwarder, "MAX_PACKED_BYTES", 4_000)
 
 
 def _refusal_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -24,19 +32,20 @@ def _refusal_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 @pytest.mark.parametrize("spooled", [False, True], ids=["memory", "spool"])
 def test_a_run_over_the_message_size_limit_is_dead_lettered_and_the_rest_published(
-    broker: Broker, queue_name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture, spooled: bool
+    broker: Broker,
+    queue_name: str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    spooled: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    _small_message_limits(monkeypatch)
     dead = tmp_path / "dead.jsonl"
     engine = ScoringEngine(
         [_SCORER],
-        broker=broker.url,
-        broker_queue=queue_name,
-        dead_letter=dead,
-        spool=tmp_path / "spool.db" if spooled else None,
+        delivery=DeliveryOptions(dead_letter=dead),
+        broker=BrokerOptions(broker.url, queue=queue_name, spool=tmp_path / "spool.db" if spooled else None),
     )
-    assert engine._forwarder is not None
-    # Limits the test can reach: ~300 bytes a small run; the huge one (hex) stays large compressed.
-    engine._forwarder.max_message_bytes = engine._forwarder.max_packed_bytes = 4_000
     small = [f"r{i}" for i in range(40)]
     with caplog.at_level(logging.WARNING, logger="agentevals.engine"):
         for i, run_id in enumerate(small):
@@ -83,16 +92,26 @@ class _RefusingBroker:
 
 
 def test_a_batch_the_broker_refuses_is_split_until_the_refused_run_is_alone(
-    rabbitmq: Broker, queue_name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    rabbitmq: Broker,
+    queue_name: str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    made: list[_RefusingBroker] = []
+
+    def refusing_broker(url: str) -> _RefusingBroker:
+        made.append(_RefusingBroker(_broker.make_broker(url), marker="refuse-me"))
+        return made[-1]
+
+    monkeypatch.setattr(_attach, "make_broker", refusing_broker)
     dead = tmp_path / "dead.jsonl"
     engine = ScoringEngine(
-        [_SCORER], broker=rabbitmq.url, broker_queue=queue_name, dead_letter=dead, spool=tmp_path / "s.db"
+        [_SCORER],
+        delivery=DeliveryOptions(dead_letter=dead),
+        broker=BrokerOptions(rabbitmq.url, queue=queue_name, spool=tmp_path / "s.db"),
     )
-    forwarder = engine._forwarder
-    assert forwarder is not None
-    refusing = _RefusingBroker(forwarder.broker, marker="refuse-me")
-    forwarder.broker = refusing
+    (refusing,) = made
     runs = [Run(run_id=f"r{i}", input="q", output="refuse-me" if i == 37 else "a") for i in range(64)]
     with caplog.at_level(logging.WARNING, logger="agentevals.engine"):
         for run in runs:
@@ -118,10 +137,8 @@ def test_an_outage_is_retried_not_dead_lettered(rabbitmq: Broker, queue_name: st
     dead = tmp_path / "dead.jsonl"
     engine = ScoringEngine(
         [_SCORER],
-        broker=rabbitmq.url_via(1),
-        broker_queue=queue_name,
-        dead_letter=dead,
-        spool=tmp_path / "s.db",
+        delivery=DeliveryOptions(dead_letter=dead),
+        broker=BrokerOptions(rabbitmq.url_via(1), queue=queue_name, spool=tmp_path / "s.db"),
     )
     for i in range(10):
         engine.submit(Run(run_id=f"r{i}", input="q", output="a"))
@@ -133,14 +150,21 @@ def test_an_outage_is_retried_not_dead_lettered(rabbitmq: Broker, queue_name: st
 
 
 def test_replay_with_a_broker_publishes_the_refused_runs(
-    broker: Broker, queue_name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    broker: Broker,
+    queue_name: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from agentevals.cli import main
 
+    _small_message_limits(monkeypatch)
     dead = tmp_path / "dead.jsonl"
-    engine = ScoringEngine([_SCORER], broker=broker.url, broker_queue=queue_name, dead_letter=dead)
-    assert engine._forwarder is not None
-    engine._forwarder.max_message_bytes = engine._forwarder.max_packed_bytes = 4_000
+    engine = ScoringEngine(
+        [_SCORER],
+        delivery=DeliveryOptions(dead_letter=dead),
+        broker=BrokerOptions(broker.url, queue=queue_name),
+    )
     large = secrets.token_hex(10_000)
     engine.submit(Run(run_id="huge", input="q", output=large))
     assert engine.flush(30).dead_lettered == 1

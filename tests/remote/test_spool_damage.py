@@ -13,6 +13,7 @@ from forwarder_helpers import Broker, free_port
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._engine._forward._codec import run_entry_text
 from agentevals._engine._forward._spool import Spool
+from agentevals.engine import BrokerOptions
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
 _RUNS = 2000
@@ -53,7 +54,7 @@ def test_a_truncated_spool_is_moved_aside_and_its_readable_runs_published(
     _spool_left_by_a_stopped_engine(spool, queue_name)
     _truncate(spool)
     with caplog.at_level(logging.WARNING, logger="agentevals.engine"):
-        engine = ScoringEngine([_SCORER], broker=rabbitmq.url, broker_queue=queue_name, spool=spool)
+        engine = ScoringEngine([_SCORER], broker=BrokerOptions(rabbitmq.url, queue=queue_name, spool=spool))
     (aside,) = tmp_path.glob("spool.db.corrupt-*")
     warning = _damage_warning(caplog)
     assert str(spool) in warning and str(aside) in warning
@@ -76,7 +77,7 @@ def test_a_garbled_spool_is_replaced_and_the_engine_starts(
     _garble_middle(spool)
     down = f"amqp://guest:guest@127.0.0.1:{free_port()}/"
     with caplog.at_level(logging.WARNING, logger="agentevals.engine"):
-        engine = ScoringEngine([_SCORER], broker=down, spool=spool)
+        engine = ScoringEngine([_SCORER], broker=BrokerOptions(down, spool=spool))
     (aside,) = tmp_path.glob("spool.db.corrupt-*")
     warning = _damage_warning(caplog)
     assert str(spool) in warning and str(aside) in warning
@@ -94,6 +95,8 @@ def test_a_file_that_was_never_a_spool_is_left_alone(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("plain text, not SQLite\n" * 20)
     with pytest.raises(ValueError, match="not a writable SQLite"):
-        ScoringEngine([_SCORER], broker=f"amqp://guest:guest@127.0.0.1:{free_port()}/", spool=notes)
+        ScoringEngine(
+            [_SCORER], broker=BrokerOptions(f"amqp://guest:guest@127.0.0.1:{free_port()}/", spool=notes)
+        )
     assert notes.read_text() == "plain text, not SQLite\n" * 20
     assert list(tmp_path.iterdir()) == [notes]

@@ -16,6 +16,7 @@ from forwarder_helpers import Broker, free_port
 
 from agentevals import Run, ScoringEngine, create_scorer
 from agentevals._engine._forward._spool import Spool
+from agentevals.engine import BrokerOptions
 
 _SCORER = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
 
@@ -23,10 +24,13 @@ _AGENT = textwrap.dedent(
     """
     import sys, time
     from agentevals import Run, ScoringEngine, create_scorer
+    from agentevals.engine import BrokerOptions, QueueOptions
 
     url, queue, spool, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     scorer = create_scorer(id="s").generate_score(lambda run, **_: 1.0)
-    engine = ScoringEngine([scorer], broker=url, broker_queue=queue, spool=spool, linger=0.0)
+    engine = ScoringEngine(
+        [scorer], broker=BrokerOptions(url, queue=queue, spool=spool), queue=QueueOptions(linger=0.0)
+    )
     for i in range(count):
         assert engine.submit(Run(run_id=f"r{i}", input="q", output=f"answer {i}"))
     while engine.stats().spooled < count:
@@ -56,7 +60,7 @@ def test_a_killed_agents_spooled_runs_are_published_by_the_next_start(
         agent.wait(30)
     assert agent.returncode == -signal.SIGKILL
 
-    engine = ScoringEngine([_SCORER], broker=rabbitmq.url, broker_queue=queue_name, spool=spool)
+    engine = ScoringEngine([_SCORER], broker=BrokerOptions(rabbitmq.url, queue=queue_name, spool=spool))
     assert engine.stats().recovered == 150
     report = engine.flush(30)
     assert report.completed and report.published == 150
@@ -77,14 +81,14 @@ def test_a_shutdown_with_the_broker_down_leaves_the_runs_for_the_next_engine(
 ) -> None:
     spool = tmp_path / "spool.db"
     first = ScoringEngine(
-        [_SCORER], broker=rabbitmq.url_via(free_port()), broker_queue=queue_name, spool=spool
+        [_SCORER], broker=BrokerOptions(rabbitmq.url_via(free_port()), queue=queue_name, spool=spool)
     )
     for i in range(20):
         first.submit(Run(run_id=f"r{i}", output="x"))
     report = first.shutdown(1.0)
     assert not report.completed and report.pending == 20 and report.abandoned == 0
 
-    second = ScoringEngine([_SCORER], broker=rabbitmq.url, broker_queue=queue_name, spool=spool)
+    second = ScoringEngine([_SCORER], broker=BrokerOptions(rabbitmq.url, queue=queue_name, spool=spool))
     assert second.stats().recovered == 20
     assert second.flush(30).published == 20
     assert sorted(r.run.run_id for r in rabbitmq.drain_runs(queue_name)) == sorted(f"r{i}" for i in range(20))
@@ -120,7 +124,9 @@ def test_the_spool_bound_counts_every_owner(tmp_path: Path) -> None:
 def test_a_spool_path_that_cannot_work_is_a_clear_error(tmp_path: Path, where: str, expected: str) -> None:
     (tmp_path / "not-a-db.txt").write_text("plain text, not SQLite\n" * 20)
     with pytest.raises(ValueError, match=expected):
-        ScoringEngine([_SCORER], broker="amqp://guest:guest@127.0.0.1:5672/", spool=tmp_path / where)
+        ScoringEngine(
+            [_SCORER], broker=BrokerOptions("amqp://guest:guest@127.0.0.1:5672/", spool=tmp_path / where)
+        )
 
 
 def test_rows_of_an_owner_whose_heartbeat_stopped_are_adopted(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from worker_helpers import (  # noqa: F401  (fixtures)
 from agentevals import ScoringEngine
 from agentevals._store._row import TABLE, tables
 from agentevals._store._schema_check import store_tables
+from agentevals.engine import BrokerOptions
 
 
 @pytest.fixture
@@ -70,8 +71,8 @@ def test_agent_to_worker_to_sqlite_and_postgres(
 ) -> None:
     db = tmp_path / "scores.db"
     worker = start_worker(broker_url, queue, db, "--sink", default_pg_store, threads=4)
-    engine = ScoringEngine({"length": SCORERS["length"], "shout": SCORERS["shout"]}, broker=broker_url,
-                           broker_queue=queue)  # fmt: skip
+    engine = ScoringEngine({"length": SCORERS["length"], "shout": SCORERS["shout"]},
+                           broker=BrokerOptions(broker_url, queue=queue))  # fmt: skip
     agent = create_agent(
         ScriptedChatModel(respond=lambda messages: "SUNNY IN PARIS"),
         tools=[],

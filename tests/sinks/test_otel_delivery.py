@@ -18,6 +18,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.sdk._logs import LoggerProvider
 
 from agentevals import Run, ScoringEngine
+from agentevals.engine import DeliveryOptions
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import OTelSink, RetryPolicy, replay
 
@@ -79,7 +80,9 @@ def collector() -> Iterator[_Collector]:
 def _engine(collector: _Collector, tmp_path: Path, retry: RetryPolicy) -> ScoringEngine:
     sink = OTelSink(exporter=OTLPLogExporter(endpoint=collector.endpoint, timeout=1))
     return ScoringEngine(
-        [create_exact_match_scorer()], sinks=[sink], retry=retry, dead_letter=tmp_path / "dead.jsonl"
+        [create_exact_match_scorer()],
+        sinks=[sink],
+        delivery=DeliveryOptions(retry=retry, dead_letter=tmp_path / "dead.jsonl"),
     )
 
 

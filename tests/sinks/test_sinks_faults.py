@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
+from agentevals.engine import DeliveryOptions
 from agentevals.sinks import (
     CallbackSink,
     DeadLetter,
@@ -88,8 +89,7 @@ def test_unstorable_values_are_replaced_and_flagged_in_sqlite_and_jsonl(kind: st
     engine = ScoringEngine(
         _scorer_with_bad_values(kind),
         sinks=[SQLiteSink(db), JsonlSink(jsonl)],
-        retry=FAST,
-        dead_letter=dead,
+        delivery=DeliveryOptions(retry=FAST, dead_letter=dead),
     )
     for run in _runs(kind):
         engine.submit(run)
@@ -149,7 +149,8 @@ def test_a_record_the_sink_rejects_is_isolated_from_its_batch(tmp_path: Path) ->
     picky = PickySink()
     dead = tmp_path / "dead.jsonl"
     scorer = create_scorer(id="s").generate_score(lambda run: 1.0)
-    engine = ScoringEngine(scorer, sinks=[picky], retry=FAST, dead_letter=dead, batch_size=64)
+    delivery = DeliveryOptions(retry=FAST, dead_letter=dead, batch_size=64)
+    engine = ScoringEngine(scorer, sinks=[picky], delivery=delivery)
     names = [f"ok-{i}" for i in range(63)]
     names.insert(40, "poison")
     for name in names:
@@ -181,7 +182,8 @@ def test_callback_sink_delivers_per_record_and_retries_only_the_failures(
     dead = tmp_path / "dead.jsonl"
     sink = CallbackSink(atake if is_async else take)
     scorer = create_scorer(id="s").generate_score(lambda run: 1.0)
-    engine = ScoringEngine(scorer, sinks=[sink], retry=FAST, dead_letter=dead, batch_size=10)
+    delivery = DeliveryOptions(retry=FAST, dead_letter=dead, batch_size=10)
+    engine = ScoringEngine(scorer, sinks=[sink], delivery=delivery)
     for i in range(8):
         engine.submit(Run(run_id=f"r-{i}", input="q", output="a"))
     report = engine.shutdown(timeout=20)
@@ -230,8 +232,7 @@ def test_unstorable_values_reach_postgres(tmp_path: Path, postgres: Any) -> None
             engine = ScoringEngine(
                 _scorer_with_bad_values(kind),
                 sinks=[PostgresSink(conninfo, table=table)],
-                retry=FAST,
-                dead_letter=tmp_path / "dead.jsonl",
+                delivery=DeliveryOptions(retry=FAST, dead_letter=tmp_path / "dead.jsonl"),
             )
             for run in _runs(kind):
                 engine.submit(run.model_copy(update={"run_id": f"{kind}-{run.run_id}"}))

@@ -20,6 +20,7 @@ from sink_helpers import sample_records
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
 from agentevals._store._row import tables
 from agentevals.cli import main
+from agentevals.engine import DeliveryOptions, ExitOptions
 from agentevals.sinks import (
     CallbackSink,
     JsonlSink,
@@ -90,9 +91,11 @@ def _engine(sink: Any, tmp_path: Path, attempts: int = 4) -> ScoringEngine:
     return ScoringEngine(
         [scorer],
         sinks=[sink],
-        retry=RetryPolicy(attempts=attempts, initial=0.3, max_wait=0.3),
-        dead_letter=tmp_path / "dead.jsonl",
-        handle_sigterm=False,
+        delivery=DeliveryOptions(
+            retry=RetryPolicy(attempts=attempts, initial=0.3, max_wait=0.3),
+            dead_letter=tmp_path / "dead.jsonl",
+        ),
+        exit=ExitOptions(handle_sigterm=False),
     )
 
 

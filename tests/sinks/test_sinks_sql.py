@@ -15,6 +15,7 @@ from sink_helpers import sample_records
 
 from agentevals import ScoreRecord, ScoreResult
 from agentevals._store._row import JSON_COLUMNS, RUN_COLUMNS, sql_row
+from agentevals.engine import DeliveryOptions
 from agentevals.sinks import COLUMNS, PostgresSink, SQLiteSink, _sqlite, record_to_row
 
 # -- SQLite -----------------------------------------------------------------------------------------
@@ -262,7 +263,7 @@ def test_engine_writes_to_postgres_and_sqlite_together(pg: tuple[str, str], tmp_
     engine = ScoringEngine(
         [scorer],
         sinks=[PostgresSink(conninfo, table=table), SQLiteSink(tmp_path / "both.db")],
-        dead_letter=tmp_path / "dl.jsonl",
+        delivery=DeliveryOptions(dead_letter=tmp_path / "dl.jsonl"),
         entity="bot",
     )
     for i in range(1000):

@@ -15,6 +15,7 @@ import pytest
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
 from agentevals._evals._report import build_report
 from agentevals.cli import main
+from agentevals.engine import QueueOptions
 from agentevals.sinks import PostgresSink, SQLiteSink
 
 RUNS = 40
@@ -23,7 +24,7 @@ RUNS = 40
 def _engine(sink: Any, **options: Any) -> ScoringEngine:
     scorer = create_scorer(id="half").generate_score(lambda **_: 1.0)
     scorers = {"half": {"scorer": scorer, "sampling": {"type": "ratio", "rate": 0.5}}}
-    return ScoringEngine(scorers, sinks=[sink], linger=0.05, entity="bot", **options)
+    return ScoringEngine(scorers, sinks=[sink], queue=QueueOptions(linger=0.05), entity="bot", **options)
 
 
 def _offer(engine: ScoringEngine) -> int:

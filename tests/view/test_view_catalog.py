@@ -22,6 +22,7 @@ from agentevals._view._app import create_app
 from agentevals._view._queries import Filters, Reader
 from agentevals._view._report_html import write_report
 from agentevals._view._thresholds import Bound
+from agentevals.engine import DeliveryOptions, ExitOptions, QueueOptions, ScoringOptions
 from agentevals.sinks import PostgresSink, SQLiteSink
 from tests.view.conftest import (
     NOW,
@@ -163,11 +164,10 @@ def test_dropped_column_equals_the_engines_stats(tmp_path: Path) -> None:
     engine = ScoringEngine(
         {"a": {"scorer": _gated(gate, "a"), "threshold": 0.7}},
         sinks=[SQLiteSink(db)],
-        queue_size=3,
-        max_concurrency=1,
-        linger=0.0,
-        handle_sigterm=False,
-        dead_letter=tmp_path / "dead.jsonl",
+        queue=QueueOptions(size=3, linger=0.0),
+        scoring=ScoringOptions(max_concurrency=1),
+        delivery=DeliveryOptions(linger=0.0, dead_letter=tmp_path / "dead.jsonl"),
+        exit=ExitOptions(handle_sigterm=False),
     )
     runs = [Run(run_id=f"run-{i}", input=f"q {i}", output="a", entity=f"bot-{i % 2}") for i in range(40)]
     accepted = [engine.submit(run) for run in runs]

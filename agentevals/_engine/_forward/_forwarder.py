@@ -22,17 +22,17 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, Protocol
 
-from agentevals._engine._deferred import DeferredRun
-from agentevals._engine._forward._codec import ACTOR, PACK_OVER, batch_text, packed_text, run_entry_text
+from agentevals._engine._forward._broker import enqueue
+from agentevals._engine._forward._codec import PACK_OVER, batch_text, packed_text, run_entry_text
 from agentevals._engine._forward._refusal import MessageTooLarge, dead_letter_run, refused_for_good
 from agentevals._engine._forward._run_mask import masked_run
 from agentevals._engine._forward._spool import Spool
+from agentevals._model._deferred_run import DeferredRun
 from agentevals._model._redact import Masker, redact_text
 from agentevals._model._run import Run
 from agentevals._store._store import display_address
@@ -41,6 +41,19 @@ logger = logging.getLogger("agentevals.engine")
 
 #: What the engine hands over: a run (or its deferred build) and the keys of the scorers that sampled it.
 Outgoing = tuple[Run | DeferredRun, Sequence[str]]
+
+
+class RunSource(Protocol):
+    """What the forwarder needs of the engine it forwards for (both called on the forwarder's thread)."""
+
+    def take(self, limit: int) -> list[Outgoing]:
+        """Up to ``limit`` accepted runs, oldest first, with the keys of the scorers that sampled each."""
+        ...
+
+    def progressed(self) -> None:
+        """Runs were spooled or settled with the broker: a waiting flush may look again."""
+        ...
+
 
 _FIRST_RETRY = 0.25  # seconds before the first retry of an outage; doubled up to _LAST_RETRY
 _LAST_RETRY = 15.0
@@ -72,53 +85,8 @@ class _Ready:
     seq: int | None = None
 
 
-def make_broker(url: str) -> Any:
-    """A Dramatiq broker for ``url`` (``amqp://`` or ``amqps://``: RabbitMQ with publisher confirms;
-    ``redis://``, ``rediss://`` or ``unix://``: Redis). Nothing connects yet. A ``ValueError`` when the
-    URL cannot be used or Dramatiq is not installed."""
-    if not isinstance(url, str):
-        raise ValueError(
-            f"broker must be a URL text such as 'amqp://guest:guest@127.0.0.1:5672/', got {url!r}"
-        )
-    scheme = urlsplit(url).scheme.lower()
-    if scheme not in ("amqp", "amqps", "redis", "rediss", "unix"):
-        raise ValueError(
-            f"broker {display_address(url)!r}: unknown scheme {scheme!r}; use "
-            "amqp://user:password@host:5672/ (RabbitMQ, recommended) or redis://host:6379/0 (Redis)"
-        )
-    try:
-        import dramatiq  # noqa: F401
-    except ImportError as err:
-        raise ValueError(
-            'scoring on workers (broker=...) needs Dramatiq: pip install "agentevals-core[workers]"'
-        ) from err
-    try:
-        if scheme.startswith("amqp"):
-            from dramatiq.brokers.rabbitmq import RabbitmqBroker
-
-            return RabbitmqBroker(url=_unblocking(url), confirm_delivery=True, middleware=[])
-        import redis
-        from dramatiq.brokers.redis import RedisBroker
-
-        client = redis.Redis.from_url(url, socket_connect_timeout=5.0, socket_timeout=10.0)
-        return RedisBroker(client=client, middleware=[])  # type: ignore[no-untyped-call]
-    except (ValueError, TypeError, KeyError) as err:
-        raise ValueError(f"broker URL {display_address(url)!r} cannot be read: {err}") from err
-
-
-def _unblocking(url: str) -> str:
-    """``url`` with ``blocked_connection_timeout=30`` unless it sets one: a RabbitMQ that blocks
-    publishers (a memory or disk alarm) then fails the publish, retried later, instead of holding the
-    forwarder's thread forever."""
-    if ";" in url:  # several nodes, tried in turn
-        return ";".join(_unblocking(part) for part in url.split(";"))
-    if "blocked_connection_timeout=" in url:
-        return url
-    return f"{url}{'&' if urlsplit(url).query else '?'}blocked_connection_timeout=30"
-
-
 class Forwarder:
-    """Publishes the runs ``take(limit)`` hands over through ``broker`` (see the module docstring).
+    """Publishes the runs ``source`` hands over through ``broker`` (see the module docstring).
 
     Counters (written only by the forwarder's thread): ``published`` (confirmed by the broker),
     ``spooled`` (written to the spool), ``recovered`` (found in the spool, left by an engine that
@@ -133,22 +101,20 @@ class Forwarder:
         broker: Any,
         *,
         queue: str,
-        take: Callable[[int], list[Outgoing]],
+        source: RunSource,
         entity: str | None,
         spool: Spool | None,
         batch_size: int,
-        on_progress: Callable[[], None],
         dead_letter: Path,
         mask: Masker | None = None,
     ) -> None:
         self.url = url
         self.queue = queue
-        self.broker = broker  # from make_broker(url); used only on the forwarder's thread
-        self._take = take
+        self.broker = broker  # from _broker.make_broker(url); used only on the forwarder's thread
+        self._source = source
         self._entity = entity
         self._spool = spool
         self._batch_size = batch_size
-        self._on_progress = on_progress
         self._dead_letter = dead_letter
         self._mask = mask
         self.max_runs = MAX_RUNS
@@ -170,6 +136,9 @@ class Forwarder:
         _quiet_broker_logs()
         if spool is not None:
             self.adopt()
+
+    def start(self) -> None:
+        """Start publishing, on the forwarder's own thread."""
         self._thread.start()
 
     # -- called from other threads ------------------------------------------------------------------
@@ -242,7 +211,7 @@ class Forwarder:
             if queued:
                 where += f", {queued} not spooled yet are abandoned"
         else:
-            where = "they are abandoned (no spool=)"
+            where = "they are abandoned (no BrokerOptions.spool)"
         logger.warning(
             "agentevals: shutdown timed out after %s s with broker %s; %d run(s) not published: %s",
             timeout,
@@ -303,12 +272,12 @@ class Forwarder:
             del self._held[:settled]
         self.published += published
         if settled:
-            self._on_progress()
+            self._source.progressed()
         return everything
 
     def _take_some(self, limit: int) -> list[Outgoing]:
         self._taking = True  # before the take: a flush must not see the runs in neither place
-        items = self._take(limit)
+        items = self._source.take(limit)
         self._in_hand = len(items)
         return items
 
@@ -331,7 +300,7 @@ class Forwarder:
                 )
             else:
                 self._full_warned = False
-            self._on_progress()
+            self._source.progressed()
             return True
         finally:
             self._in_hand = 0
@@ -492,13 +461,3 @@ def _quiet_broker_logs() -> None:
 class _ForwarderThreadFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         return record.threadName != _THREAD
-
-
-def enqueue(broker: Any, queue: str, text: str) -> None:
-    """Put the message text ``text`` (a batch, packed or not) on ``queue`` for the workers' actor."""
-    import dramatiq
-
-    message: dramatiq.Message[Any] = dramatiq.Message(
-        queue_name=queue, actor_name=ACTOR, args=(text,), kwargs={}, options={}, message_id=uuid.uuid4().hex
-    )
-    broker.enqueue(message)

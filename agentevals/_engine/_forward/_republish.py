@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentevals._engine._forward._broker import enqueue, make_broker
 from agentevals._engine._forward._codec import PACK_OVER, batch_text, packed_text
-from agentevals._engine._forward._forwarder import enqueue, make_broker
 from agentevals.sinks._jsonl import path_lock
 from agentevals.sinks._replay import rewrite_kept
 

@@ -31,7 +31,7 @@ class ScorerCallbackHandler(LiveScoring, BaseCallbackHandler):
     not. Put ``ground_truth`` in the run's ``metadata`` to score against an expected answer.
     A chain that raises gives a ``Run`` with ``error`` set: scored by the scorers with ``score_errors=True``
     (``score_errors=`` here is the default of every scorer entry), skipped (``run_failed``) by the others.
-    Any other keyword is a ``ScoringEngine`` option (``broker=``, ``spool=``, ``budgets=``, ``breaker=``,
+    Any other keyword is a ``ScoringEngine`` option (``broker=``, ``queue=``, ``budgets=``, ``breaker=``,
     ``redact=``...) for the engine it builds; or pass a ready ``engine=`` instead of ``scorers=`` and all
     of them.
 

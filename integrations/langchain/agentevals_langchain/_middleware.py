@@ -54,7 +54,7 @@ class ScoringMiddleware(LiveScoring, AgentMiddleware[ScoringState, Any, Any]):
     with ``score_errors=True`` score it (``score_errors=`` here is the default of every scorer entry);
     the others write a skipped record (``run_failed``).
 
-    Any other keyword is a ``ScoringEngine`` option (``broker=``, ``spool=``, ``budgets=``, ``breaker=``,
+    Any other keyword is a ``ScoringEngine`` option (``broker=``, ``queue=``, ``budgets=``, ``breaker=``,
     ``redact=``...) for the engine it builds; or pass a ready ``engine=`` instead of ``scorers=`` and all
     of them. A :class:`ScorerCallbackHandler` on the same run with the *same* engine captures the run
     alone (so it is scored once); with an engine of its own, each engine scores the run.

@@ -6,7 +6,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -15,11 +15,13 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import tool
 
-from agentevals import Run
+from agentevals import FlushReport, Run
+from agentevals.engine import EngineStats
 
 
 class RecordingEngine:
-    """Stands in for ScoringEngine in capture tests: keeps every submitted run."""
+    """Stands in for ScoringEngine in capture tests (an ``agentevals.live.Engine``): keeps every
+    submitted run, building lazy ones at once."""
 
     def __init__(self) -> None:
         self.runs: list[Run] = []
@@ -30,8 +32,30 @@ class RecordingEngine:
             self.runs.append(run)
         return True
 
-    def flush(self, timeout: float = 30.0) -> bool:
-        return True
+    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
+        return self.submit(build())
+
+    def flush(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    async def aflush(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    def shutdown(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    def stats(self) -> EngineStats:
+        return EngineStats(submitted=len(self.runs), accepted=len(self.runs))
+
+
+class ExplodingEngine(RecordingEngine):
+    """An engine whose submits raise: the integrations must never pass that on to the agent."""
+
+    def submit(self, run: Run) -> bool:
+        raise RuntimeError("engine exploded")
+
+    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
+        raise RuntimeError("engine exploded")
 
 
 @tool
@@ -109,6 +133,11 @@ def make_agent() -> Any:
 def new_engine() -> Any:
     """A factory of further recording engines."""
     return RecordingEngine
+
+
+@pytest.fixture
+def exploding_engine() -> ExplodingEngine:
+    return ExplodingEngine()
 
 
 @pytest.fixture

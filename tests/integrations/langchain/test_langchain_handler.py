@@ -21,7 +21,8 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
-from agentevals import ScoringEngine, create_scorer
+from agentevals import FlushReport, ScoringEngine, create_scorer
+from agentevals.engine import EngineStats, QueueOptions, ScoringOptions
 from agentevals.sinks import MemorySink
 
 
@@ -187,15 +188,14 @@ def test_agent_inside_an_outer_runnable_is_one_run(weather_agent: Any, engine: A
     assert run.output_text == "It is sunny in Lima and 2+3=5."
 
 
-class ExplodingEngine:
-    def submit(self, run: Any) -> bool:
-        raise RuntimeError("engine exploded")
-
-
 def test_handler_never_raises_into_the_chain(
-    weather_agent: Any, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, engine: Any
+    weather_agent: Any,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    engine: Any,
+    exploding_engine: Any,
 ) -> None:
-    handler = ScorerCallbackHandler(engine=ExplodingEngine())
+    handler = ScorerCallbackHandler(engine=exploding_engine)
     with caplog.at_level(logging.ERROR, logger="agentevals"):
         result = weather_agent.invoke(ask("Quito"), config={"callbacks": [handler]})
     assert result["messages"][-1].text.startswith("It is sunny in Quito")
@@ -254,7 +254,8 @@ def test_end_to_end_with_the_real_engine_and_sampling(weather_agent: Any) -> Non
 def test_a_chat_loop_reusing_its_lists_is_scored_as_the_run_saw_them(weather_agent: Any) -> None:
     memory = MemorySink()
     counts = create_scorer(id="turns").generate_score(lambda run: float(len(run.remembered_messages)))
-    engine = ScoringEngine([counts], sinks=[memory], linger=0.5)  # the run is built after the appends
+    # The run is built after the appends.
+    engine = ScoringEngine([counts], sinks=[memory], queue=QueueOptions(linger=0.5))
     handler = ScorerCallbackHandler(engine=engine)
     history: list[Any] = [{"role": "user", "content": "Paris"}]
     result = weather_agent.invoke({"messages": history}, config={"callbacks": [handler]})
@@ -306,6 +307,18 @@ class DeferringEngine:
     def submit_lazy(self, build: Any, *, run_id: str, trace_id: str | None = None) -> bool:
         self.builds.append(build)
         return True
+
+    def flush(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    async def aflush(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    def shutdown(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    def stats(self) -> EngineStats:
+        return EngineStats()
 
 
 def test_a_run_waiting_to_be_scored_does_not_keep_the_agents_messages_alive(weather_agent: Any) -> None:
@@ -405,13 +418,21 @@ def test_engine_options_reach_the_engine_either_way(weather_agent: Any, way: str
     memory = MemorySink()
     if way == "a ready engine=":
         handler = ScorerCallbackHandler(
-            engine=ScoringEngine([_echo_scorer()], sinks=[memory], redact=mask([EMAIL]), max_concurrency=2)
+            engine=ScoringEngine(
+                [_echo_scorer()],
+                sinks=[memory],
+                redact=mask([EMAIL]),
+                scoring=ScoringOptions(max_concurrency=2),
+            )
         )
     else:
         handler = ScorerCallbackHandler(
-            scorers=[_echo_scorer()], sinks=[memory], redact=mask([EMAIL]), max_concurrency=2
+            scorers=[_echo_scorer()],
+            sinks=[memory],
+            redact=mask([EMAIL]),
+            scoring=ScoringOptions(max_concurrency=2),
         )
-    assert isinstance(handler.engine, ScoringEngine) and handler.engine.max_concurrency == 2
+    assert isinstance(handler.engine, ScoringEngine) and handler.engine.scoring.max_concurrency == 2
     weather_agent.invoke(ask("mail ann@example.com"), config={"callbacks": [handler]})
     assert handler.flush(10)
     handler.shutdown(10)

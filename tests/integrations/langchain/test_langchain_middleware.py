@@ -14,6 +14,7 @@ import pytest
 from agentevals_langchain import ScoringMiddleware
 
 from agentevals import create_scorer
+from agentevals.engine import BrokerOptions
 from agentevals.sinks import MemorySink
 
 
@@ -80,12 +81,10 @@ def test_two_instances_have_distinct_names_and_both_score(
     assert engine.runs[0].run_id != other.runs[0].run_id
 
 
-def test_middleware_never_raises(caplog: pytest.LogCaptureFixture, make_agent: Any) -> None:
-    class Exploding:
-        def submit(self, run: Any) -> bool:
-            raise RuntimeError("engine exploded")
-
-    agent = make_agent(ScoringMiddleware(engine=Exploding()))
+def test_middleware_never_raises(
+    caplog: pytest.LogCaptureFixture, make_agent: Any, exploding_engine: Any
+) -> None:
+    agent = make_agent(ScoringMiddleware(engine=exploding_engine))
     with caplog.at_level(logging.ERROR, logger="agentevals"):
         result = agent.invoke(ask("Quito"))
     assert result["messages"][-1].text == "It is sunny in Quito and 2+3=5."
@@ -274,7 +273,7 @@ def test_broker_options_make_the_middleware_publish_its_runs(make_agent: Any, re
 
     url, queue = redis_queue
     short = create_scorer(id="short").generate_score(lambda run, **_: float(len(run.output_text) < 80))
-    middleware = ScoringMiddleware(scorers=[short], broker=url, broker_queue=queue)
+    middleware = ScoringMiddleware(scorers=[short], broker=BrokerOptions(url, queue=queue))
     make_agent(middleware).invoke(ask("Paris"))
     assert middleware.flush(10)
     middleware.shutdown(10)

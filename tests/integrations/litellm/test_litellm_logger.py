@@ -15,7 +15,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm
 from agentevals_litellm import ScoringLogger
 
-from agentevals import PromptStep, Run, create_scorer
+from agentevals import FlushReport, PromptStep, Run, create_scorer
+from agentevals.engine import EngineStats
 from agentevals.sinks import MemorySink
 from agentevals.testing import FakeJudgeServer
 
@@ -32,6 +33,21 @@ class RecordingEngine:
         with self._lock:
             self.runs.append(run)
         return True
+
+    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
+        return self.submit(build())
+
+    def flush(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    async def aflush(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    def shutdown(self, timeout: float = 30.0) -> FlushReport:
+        return FlushReport(completed=True)
+
+    def stats(self) -> EngineStats:
+        return EngineStats(submitted=len(self.runs), accepted=len(self.runs))
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Runs built after sampling, on the engine's thread: the agent's thread only records references."""
+"""A run known by its ids now and built later, only if a scorer samples it: the agent's thread records
+references, the engine's thread (or the forwarder's) builds the run."""
 
 from __future__ import annotations
 
