@@ -256,10 +256,10 @@ def _eval(args: argparse.Namespace) -> int:
         args.db = str(Path(scratch.name) / "eval.db")
     sinks: list[Any] = []
     if args.db:
-        from agentevals._store._store import store_sink
+        from agentevals.sinks._open import sink_for
 
         try:
-            sinks.append(_checked(store_sink(args.db, table=args.table)))
+            sinks.append(_checked(sink_for(args.db, table=args.table)))
         except ValueError as err:  # a bad --table
             raise UsageError(str(err)) from err
     try:
@@ -525,8 +525,9 @@ def _view(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     """Exit 1 when a line stays in the file: a record the store refused, or a line it cannot replay."""
-    from agentevals._store._store import display_address, store_sink
+    from agentevals._store._store import display_address
     from agentevals._support._sync import run_sync
+    from agentevals.sinks._open import sink_for
     from agentevals.sinks._replay import replay_file
 
     if not Path(args.deadletter).is_file():
@@ -537,7 +538,7 @@ def _replay(args: argparse.Namespace) -> int:
     if not Path(args.deadletter).is_file():  # it held only runs, now published
         return status
     try:
-        sink = _checked(store_sink(args.db, table=args.table))
+        sink = _checked(sink_for(args.db, table=args.table))
     except ValueError as err:  # a bad --table
         raise UsageError(str(err)) from err
     try:

@@ -29,7 +29,7 @@ from pathlib import Path
 from agentevals import Message, ScoreRecord, ScoreResult
 from agentevals.results import JudgeCall
 from agentevals.sinks import PostgresSink, SQLiteSink, record_to_row
-from agentevals.sinks._sqlite import StoreRuns
+from agentevals.sinks._options import StoreRuns
 
 BATCHES = {1: 1_000, 100: 20_000, 1000: 60_000}  # batch size -> records written
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime
 
 from agentevals._model._thresholds import Threshold
+from agentevals._store._catalog_reads import dropped_per_scorer, scorer_rows
 from agentevals._store._store import Store
 
 
@@ -52,16 +52,7 @@ def stored_scorers(
 ) -> list[ScorerEntryInfo]:
     """Every row of the store's scorers table (of evaluation ``eval_id`` / ``source`` when given),
     most recently updated first."""
-    table = store.tables.scorers
-    if not _has_table(store, table):
-        return []
-    where, params = _where([("eval_id = ?", eval_id), ("source = ?", source)])
-    rows = _rows(
-        store,
-        "SELECT scorer_id, scorer_name, scorer_version, source, eval_id, step, threshold_min, "
-        f"threshold_max, updated_at FROM {table}{where} ORDER BY updated_at DESC, scorer_id",
-        params,
-    )
+    rows = scorer_rows(store.reading, eval_id=eval_id, source=source)
     return [
         ScorerEntryInfo(
             scorer_id=scorer_id,
@@ -105,9 +96,9 @@ def dropped_counts(
     reason: str | None = None,
 ) -> dict[str, int]:
     """Per scorer id, the runs a ``ScoringEngine`` dropped (queue full, evicted, offered after shutdown)
-    that the scorer had sampled, counted per UTC hour: ``since`` / ``until`` take the hours that
-    start in ``[since, until)`` (an hour that began before ``since`` is left out)."""
-    counts = _drops(store, since, until, entity, reason)
+    that the scorer had sampled, counted per UTC hour: ``since`` / ``until`` (naive means UTC) take the
+    hours that start in ``[since, until)`` (an hour that began before ``since`` is left out)."""
+    counts = dropped_per_scorer(store.reading, since=since, until=until, entity=entity, reason=reason)
     return {scorer_id: n for scorer_id, n in counts.items() if scorer_id}
 
 
@@ -121,56 +112,5 @@ def dropped_runs(
 ) -> int:
     """The runs a ``ScoringEngine`` dropped (each once, whatever it was sampled for), as
     :func:`dropped_counts` filters them."""
-    return _drops(store, since, until, entity, reason).get("", 0)
-
-
-def _drops(
-    store: Store, since: datetime | None, until: datetime | None, entity: str | None, reason: str | None
-) -> dict[str, int]:
-    table = store.tables.drops
-    if not _has_table(store, table):
-        return {}
-    where, params = _where(
-        [
-            ("bucket >= ?", None if since is None else _bucket(_hour_after(since))),
-            ("bucket < ?", None if until is None else _bucket(_hour_after(until))),
-            ("entity = ?", entity),
-            ("reason = ?", reason),
-        ]
-    )
-    rows = _rows(store, f"SELECT scorer_id, SUM(count) FROM {table}{where} GROUP BY scorer_id", params)
-    return {scorer_id: int(n) for scorer_id, n in rows}
-
-
-def _where(conditions: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
-    """The WHERE clause of the ``(condition, value)`` pairs whose value is given, and its parameters."""
-    given = [(condition, value) for condition, value in conditions if value is not None]
-    clause = " WHERE " + " AND ".join(condition for condition, _ in given) if given else ""
-    return clause, [value for _, value in given]
-
-
-def _hour_after(moment: datetime) -> datetime:
-    """The first whole UTC hour at or after ``moment`` (naive means UTC)."""
-    moment = (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).astimezone(UTC)
-    start = moment.replace(minute=0, second=0, microsecond=0)
-    return start if start == moment else start + timedelta(hours=1)
-
-
-def _bucket(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H")
-
-
-def _has_table(store: Store, table: str) -> bool:
-    if store.kind == "sqlite":
-        sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-        return bool(_rows(store, sql, [table]))
-    return _rows(store, "SELECT to_regclass(?)", [table])[0][0] is not None
-
-
-def _rows(store: Store, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
-    cursor = store.connection.cursor()
-    try:
-        cursor.execute(store.sql(sql), params)
-        return list(cursor.fetchall())
-    finally:
-        cursor.close()
+    counts = dropped_per_scorer(store.reading, since=since, until=until, entity=entity, reason=reason)
+    return counts.get("", 0)

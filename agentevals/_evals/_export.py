@@ -10,32 +10,18 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Generator, Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal, TextIO
 
+from agentevals._store import _export_reads
 from agentevals._store._row import COLUMNS, JSON_COLUMNS, utc_text
 from agentevals._store._store import Store
 
 Format = Literal["csv", "jsonl"]
 #: The run's columns an exported row carries, after the score's (``input``/``output`` as text).
-RUN_FIELDS: tuple[str, ...] = (
-    "trace_id",
-    "input",
-    "output",
-    "ground_truth",
-    "models",
-    "run_duration_ms",
-    "input_tokens",
-    "output_tokens",
-    "run_cost_usd",
-    "run_error",
-)
+RUN_FIELDS: tuple[str, ...] = tuple(name for name, _ in _export_reads.RUN_FIELDS)
 #: The columns of an export, in order (the CSV header).
 EXPORT_COLUMNS: tuple[str, ...] = (*COLUMNS, *RUN_FIELDS)
-_RUN_SQL = (
-    "r.trace_id, r.input, r.output, r.ground_truth, r.models, r.duration_ms, r.input_tokens, "
-    "r.output_tokens, r.cost_usd, r.error"
-)
 #: The exported fields stored as JSON (the score's JSON columns and the run's).
 _JSON_FIELDS = (*sorted(JSON_COLUMNS), "input", "output", "ground_truth", "models")
 
@@ -70,26 +56,8 @@ def export(
 def _rows(
     store: Store, since: datetime | None, scorer: str | None, entity: str | None
 ) -> Generator[dict[str, Any], None, None]:
-    where, params = [], []
-    if since is not None:
-        moment = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
-        where.append("s.created_at >= ?")
-        params.append(utc_text(moment) if store.kind == "sqlite" else moment)
-    if scorer is not None:
-        where.append("s.scorer_id = ?")
-        params.append(scorer)
-    if entity is not None:
-        where.append("s.entity = ?")
-        params.append(entity)
-    names = store.tables
-    sql = (
-        f"SELECT {', '.join('s.' + c for c in COLUMNS)}, {_RUN_SQL} FROM {names.scores} s "
-        f"LEFT JOIN {names.runs} r ON r.run_id = s.run_id"
-        + (" WHERE " + " AND ".join(where) if where else "")
-        + " ORDER BY s.created_at, s.id"
-    )
-    text = store.kind == "sqlite"  # SQLite holds JSON as text; psycopg decodes JSONB
-    for row in store.stream(store.sql(sql), params):
+    text = store.dialect.json_as_text  # SQLite holds JSON as text; psycopg decodes JSONB
+    for row in _export_reads.scores_with_runs(store, since=since, scorer=scorer, entity=entity):
         record = dict(zip(EXPORT_COLUMNS, row, strict=True))
         if text:
             for name in _JSON_FIELDS:

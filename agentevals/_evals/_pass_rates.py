@@ -57,15 +57,3 @@ class PassThresholds:
 
     def of(self, scorer_id: str) -> Threshold | None:
         return self.per_scorer.get(scorer_id, self.default)
-
-
-def bounds_sql(threshold: Threshold) -> tuple[str, list[float]]:
-    """The SQL condition a score meets ``threshold`` by, and its parameters."""
-    clauses, params = [], []
-    if threshold.min is not None:
-        clauses.append("score >= ?")
-        params.append(threshold.min)
-    if threshold.max is not None:
-        clauses.append("score <= ?")
-        params.append(threshold.max)
-    return " AND ".join(clauses), params

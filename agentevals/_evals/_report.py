@@ -1,14 +1,11 @@
 """``agentevals report``: summarise stored score records per scorer, per entity and per day, each
 scorer's coverage of the stored runs, and the worst-scored runs.
 
-Reads the store that ``SQLiteSink`` (a file) or ``PostgresSink`` (a ``postgresql://`` URL) writes. The
-SQL is written once (``?`` placeholders); the dialects differ only in :class:`_Dialect`'s few
-expressions. Every per-group table comes from the rollup
-the database keeps (per hour, see ``agentevals._store._rollup``), plus, when ``since`` falls inside an
-hour, the score rows of the rest of that hour; coverage adds one ``COUNT(DISTINCT run_id)``, the worst
-list one top-N query. The runs the engine dropped and each scorer's pass threshold come from the
-store's drops and scorers tables (see ``_catalog``); pass rates count the score rows
-of each scorer that has a threshold, through the (scorer, created_at) index.
+Reads the store that ``SQLiteSink`` (a file) or ``PostgresSink`` (a ``postgresql://`` URL) writes,
+through the store's report reads (``agentevals._store._report_reads``: the rollup the database keeps per
+hour, plus the score rows of the partial hour ``since`` falls in), run at once in threads, and merges
+their groups here. The runs the engine dropped and each scorer's pass threshold come from the store's
+drops and scorers tables (see ``_catalog``).
 """
 
 from __future__ import annotations
@@ -17,12 +14,9 @@ import json
 import math
 import os
 import re
-import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -30,8 +24,11 @@ from typing import Any
 
 from agentevals._evals._catalog import dropped_counts, stored_thresholds
 from agentevals._evals._export import transcript_text
-from agentevals._evals._pass_rates import PassRate, PassThresholds, bounds_sql
+from agentevals._evals._pass_rates import PassRate, PassThresholds
 from agentevals._model._thresholds import Threshold
+from agentevals._store import _report_reads
+from agentevals._store._hours import as_utc
+from agentevals._store._reading import Reading, parallel
 from agentevals._store._store import Store, open_store
 
 TABLE = "agentevals_scores"
@@ -132,7 +129,7 @@ def parse_since(value: str, *, now: datetime | None = None) -> datetime:
         raise ValueError(
             f"--since {value!r} is neither a duration like 7d, 24h, 30m, 2w nor an ISO date like 2026-01-31"
         ) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return as_utc(moment)
 
 
 def build_report(
@@ -158,95 +155,8 @@ def build_report(
         raise ValueError(f"invalid table name {table!r}")
     if worst < 0:
         raise ValueError(f"--worst must be 0 or more, got {worst}")
-    with _open(str(db), table) as store:
-        return _Query(store, table, since, source).report(worst, covered, thresholds)
-
-
-@dataclass(frozen=True)
-class _Dialect:
-    """What differs between SQLite and PostgreSQL in the report's SQL."""
-
-    placeholder: str  # written as "?" in the SQL, replaced by this
-    day: str  # the UTC day of created_at as YYYY-MM-DD
-    input_start: str  # the first characters of the runs table's input (JSON), as text
-    since_param: Any  # how a datetime parameter is passed
-
-    def sql(self, text: str) -> str:
-        return text if self.placeholder == "?" else text.replace("?", self.placeholder)
-
-
-SQLITE = _Dialect("?", "substr(created_at, 1, 10)", "substr(r.input, 1, {n})", lambda d: d.isoformat())
-POSTGRES = _Dialect(
-    "%s",
-    "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
-    "left(r.input::text, {n})",
-    lambda d: d,
-)
-
-
-@dataclass
-class _Store:
-    """An open store: run SQL written with ``?`` placeholders, get rows as tuples.
-
-    ``connect`` (SQLite) opens another read-only connection: :meth:`parallel` then runs independent
-    queries in threads (sqlite3 releases the GIL while a query runs), each on its own connection.
-    """
-
-    db: str
-    dialect: _Dialect
-    conn: Any
-    connect: Callable[[], Any] | None = None
-    opened: Store | None = None  # the store it reads (for the catalog's queries)
-
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        try:
-            return list(self.conn.execute(self.dialect.sql(sql), params).fetchall())
-        except sqlite3.DatabaseError as err:  # a damaged file: a usage error, not a traceback
-            raise ValueError(f"{self.db!r} cannot be read as an agentevals store: {err}") from err
-
-    def parallel(self, jobs: Sequence[Callable[[_Store], Any]]) -> list[Any]:
-        """``[job(store) for job in jobs]``, in threads on connections of their own when it can."""
-        if self.connect is None or len(jobs) < 2:
-            return [job(self) for job in jobs]
-
-        def run(job: Callable[[_Store], Any]) -> Any:
-            assert self.connect is not None
-            conn = self.connect()
-            try:
-                return job(replace(self, conn=conn))
-            finally:
-                conn.close()
-
-        with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
-            return list(pool.map(run, jobs))
-
-
-@contextmanager
-def _open(db: str, table: str) -> Iterator[_Store]:
-    """The store at ``db`` through :func:`open_store` (SQLite read-only, PostgreSQL, or a JSONL copy)."""
-    with open_store(db, table=table, read_only=True) as store:
-        if store.kind == "sqlite":
-            yield _Store(store.display, SQLITE, store.connection, connect=store.reader, opened=store)
-        else:
-            yield _Store(store.display, POSTGRES, store.connection, opened=store)
-
-
-def _filters(
-    since: datetime | None, source: str | None, dialect: _Dialect, alias: str = ""
-) -> tuple[list[str], list[Any]]:
-    clauses, params = [], []
-    if since is not None:
-        # SQLite: created_at is ISO-8601 UTC text, so text order is time order.
-        clauses.append(f"{alias}created_at >= ?")
-        params.append(dialect.since_param(since.astimezone(UTC)))
-    if source is not None:
-        clauses.append(f"{alias}source = ?")
-        params.append(source)
-    return clauses, params
-
-
-def _where(clauses: list[str]) -> str:
-    return " WHERE " + " AND ".join(clauses) if clauses else ""
+    with open_store(str(db), table=table, read_only=True) as store:
+        return _Query(store, since, source).report(worst, covered, thresholds)
 
 
 class _Acc:
@@ -296,13 +206,10 @@ class _Acc:
 
 
 class _Query:
-    def __init__(self, store: _Store, table: str, since: datetime | None, source: str | None) -> None:
-        from agentevals._store._row import tables
+    """One report's reads of an open store (records created at or after ``since``, of ``source``)."""
 
-        t = tables(table)
-        self.store, self.table, self.runs, self.rollup = store, table, t.runs, t.rollup
-        self.since, self.source = since, source
-        self.clauses, self.params = _filters(since, source, store.dialect)
+    def __init__(self, store: Store, since: datetime | None, source: str | None) -> None:
+        self.store, self.since, self.source = store, since, source
 
     def report(self, worst: int, count_runs: bool = True, thresholds: PassThresholds | None = None) -> Report:
         scorer: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
@@ -310,13 +217,22 @@ class _Query:
         day: dict[tuple[Any, ...], _Acc] = defaultdict(_Acc)
         outcomes: dict[str, Counter[str]] = defaultdict(Counter)
         skips: dict[str, Counter[str]] = defaultdict(Counter)
-        rolled, partial_hour, covered, store_runs, worst_runs = self.store.parallel(
+        since, source = self.since, self.source
+        rolled, partial_hour, covered, store_runs, worst_rows = self._parallel(
             [
-                self._rolled,
-                self._partial_hour,
-                self._covered if count_runs else lambda store: {},
-                self._store_runs,
-                partial(self._worst, limit=worst),
+                partial(_report_reads.rolled_groups, since=since, source=source),
+                partial(_report_reads.partial_hour_groups, since=since, source=source),
+                partial(_report_reads.covered_runs, since=since, source=source)
+                if count_runs
+                else lambda q: {},
+                partial(_report_reads.stored_runs, since=since, source=source),
+                partial(
+                    _report_reads.lowest_scores,
+                    since=since,
+                    source=source,
+                    limit=worst,
+                    input_chars=_INPUT_READ,
+                ),
             ]
         )
         scans = (rolled, partial_hour)
@@ -331,7 +247,7 @@ class _Query:
         for scorer_id in dropped:
             outcomes.setdefault(scorer_id, Counter())
         return Report(
-            db=self.store.db,
+            db=self.store.display,
             since=None if self.since is None else self.since.isoformat(),
             source=self.source,
             total=sum(a.count for a in scorer.values()),
@@ -340,23 +256,27 @@ class _Query:
             by_entity=_groups(entity, ("entity", "scorer_id")),
             by_day=_groups(day, ("day", "scorer_id")),
             coverage=_coverage(outcomes, skips, covered, store_runs, dropped),
-            worst=worst_runs,
+            worst=[_worst_run(row) for row in worst_rows],
             runs=store_runs,
             pass_rates=[]
             if thresholds is None
             else self._pass_rates([k[0] for k in scorer if k[0]], thresholds),
         )
 
+    def _parallel(self, jobs: Sequence[Callable[[Reading], Any]]) -> list[Any]:
+        """The reads ``jobs`` at once, each on a connection of its own."""
+        return parallel(jobs, self.store.session, threads=os.cpu_count() or 1)
+
     def _dropped(self) -> dict[str, int]:
         """Per scorer, the dropped runs it had sampled (none for other sources than live scoring)."""
-        if self.store.opened is None or self.source not in (None, "live"):
+        if self.source not in (None, "live"):
             return {}
-        return dropped_counts(self.store.opened, since=self.since)
+        return dropped_counts(self.store, since=self.since)
 
     def _pass_rates(self, scorers: list[str], options: PassThresholds) -> list[PassRate]:
         """Per scorer with a threshold (``--pass-threshold``, else the stored one), its scores and those
         that met it (one indexed count per scorer, in threads)."""
-        stored = {} if self.store.opened is None else stored_thresholds(self.store.opened)
+        stored = stored_thresholds(self.store)
         chosen: dict[str, tuple[Threshold, str]] = {}
         for scorer_id in sorted(scorers):
             option = options.of(scorer_id)
@@ -364,8 +284,17 @@ class _Query:
                 chosen[scorer_id] = (option, "option")
             elif scorer_id in stored:
                 chosen[scorer_id] = (stored[scorer_id], "stored")
-        counts = self.store.parallel(
-            [partial(self._passed, scorer_id=s, threshold=t) for s, (t, _) in chosen.items()]
+        counts = self._parallel(
+            [
+                partial(
+                    _report_reads.pass_counts,
+                    scorer_id=s,
+                    threshold=t,
+                    since=self.since,
+                    source=self.source,
+                )
+                for s, (t, _) in chosen.items()
+            ]
         )
         return [
             PassRate(scorer_id, str(threshold), origin, n, errored, passed, _rate(passed, n + errored))
@@ -374,96 +303,18 @@ class _Query:
             )
         ]
 
-    def _passed(self, store: _Store, scorer_id: str, threshold: Threshold) -> tuple[int, int, int]:
-        """``(scores, errored records, scores meeting threshold)`` of ``scorer_id`` under the report's
-        filters (skipped records are neither)."""
-        bounds, params = bounds_sql(threshold)
-        clauses = ["scorer_id = ?", "outcome <> 'skipped'", *self.clauses]
-        row = store.rows(
-            "SELECT COUNT(score), COUNT(*) - COUNT(score), "
-            f"SUM(CASE WHEN score IS NOT NULL AND {bounds} THEN 1 ELSE 0 END) "
-            f"FROM {self.table}{_where(clauses)}",
-            [*params, scorer_id, *self.params],
-        )[0]
-        return int(row[0]), int(row[1]), int(row[2] or 0)
 
-    def _rolled(self, store: _Store) -> list[tuple[Any, ...]]:
-        """The aggregates of the whole hours from ``since`` on, from the rollup, grouped by day, entity,
-        scorer, skip reason, outcome and error type (a few thousand groups), merged in Python."""
-        clauses, params = _filters(None, self.source, store.dialect)
-        if self.since is not None:
-            clauses.append("bucket >= ?")
-            params.append(_bucket(_hour_after(self.since)))
-        total = "CAST(SUM({}) AS BIGINT)"
-        rows = store.rows(
-            "SELECT substr(bucket, 1, 10), entity, scorer_id, skip_reason, outcome, error_type, "
-            f"{total.format('rows')}, {total.format('scores')}, SUM(total), SUM(squares), MIN(low), "
-            f"MAX(high), CASE WHEN SUM(priced) > 0 THEN SUM(cost) END, {total.format('tokens')} "
-            f"FROM {self.rollup}{_where(clauses)} GROUP BY 1, 2, 3, 4, 5, 6",
-            params,
-        )
-        # The rollup stores NULL key values as '' (see agentevals._store._rollup).
-        return [(row[0], *(value or None for value in row[1:6]), *row[6:]) for row in rows]
-
-    def _partial_hour(self, store: _Store) -> list[tuple[Any, ...]]:
-        """The same aggregates from the score rows between ``since`` and the next whole hour (read
-        through the (scorer, created_at) index for the scorers the rollup has in that hour)."""
-        if self.since is None or _hour_after(self.since) == self.since:
-            return []
-        scorers = [
-            row[0]
-            for row in store.rows(
-                f"SELECT DISTINCT scorer_id FROM {self.rollup} WHERE bucket = ?", [_bucket(self.since)]
-            )
-        ]
-        if not scorers:
-            return []
-        keys = f"{store.dialect.day}, entity, scorer_id, skip_reason, outcome, error_type"
-        clauses = [*self.clauses, "created_at < ?", f"scorer_id IN ({', '.join('?' * len(scorers))})"]
-        return store.rows(
-            f"SELECT {keys}, COUNT(*), COUNT(score), SUM(score), SUM(score * score), MIN(score), "
-            "MAX(score), SUM(cost_usd), "
-            "COALESCE(SUM(prompt_tokens), 0) + COALESCE(SUM(completion_tokens), 0) "
-            f"FROM {self.table}{_where(clauses)} GROUP BY {keys}",
-            [*self.params, store.dialect.since_param(_hour_after(self.since)), *scorers],
-        )
-
-    def _store_runs(self, store: _Store) -> int:
-        return int(store.rows(f"SELECT COUNT(*) FROM {self.runs}{_where(self.clauses)}", self.params)[0][0])
-
-    def _covered(self, store: _Store) -> dict[str, int]:
-        """Per scorer, the runs it has a row for."""
-        rows = store.rows(
-            f"SELECT scorer_id, COUNT(DISTINCT run_id) FROM {self.table}{_where(self.clauses)} "
-            "GROUP BY scorer_id",
-            self.params,
-        )
-        return {scorer_id: int(n) for scorer_id, n in rows}
-
-    def _worst(self, store: _Store, limit: int) -> list[WorstRun]:
-        if not limit:
-            return []
-        clauses, params = _filters(self.since, self.source, store.dialect, alias="s.")
-        start = store.dialect.input_start.format(n=_INPUT_READ)  # a few rows: enough to parse the JSON
-        rows = store.rows(
-            f"SELECT s.score, s.scorer_id, s.entity, s.run_id, s.created_at, s.reason, {start} "
-            f"FROM {self.table} s LEFT JOIN {self.runs} r ON r.run_id = s.run_id"
-            f"{_where(['s.score IS NOT NULL', *clauses])} "
-            "ORDER BY s.score, s.created_at DESC LIMIT ?",
-            [*params, limit],
-        )
-        return [
-            WorstRun(
-                score=score,
-                scorer_id=scorer_id,
-                entity=entity,
-                run_id=run_id,
-                created_at=created if isinstance(created, str) else created.astimezone(UTC).isoformat(),
-                reason=reason,
-                input=_input_start(stored),
-            )
-            for score, scorer_id, entity, run_id, created, reason, stored in rows
-        ]
+def _worst_run(row: tuple[Any, ...]) -> WorstRun:
+    score, scorer_id, entity, run_id, created, reason, stored = row
+    return WorstRun(
+        score=score,
+        scorer_id=scorer_id,
+        entity=entity,
+        run_id=run_id,
+        created_at=created if isinstance(created, str) else created.astimezone(UTC).isoformat(),
+        reason=reason,
+        input=_input_start(stored),
+    )
 
 
 def _coverage(
@@ -491,18 +342,6 @@ def _coverage(
             )
         )
     return out
-
-
-def _hour_after(moment: datetime) -> datetime:
-    """The first whole UTC hour at or after ``moment``."""
-    moment = moment.astimezone(UTC)
-    start = moment.replace(minute=0, second=0, microsecond=0)
-    return start if start == moment else start + timedelta(hours=1)
-
-
-def _bucket(moment: datetime) -> str:
-    """The rollup's bucket (UTC hour, ``YYYY-MM-DDTHH``) of ``moment``."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H")
 
 
 def _groups(groups: dict[tuple[Any, ...], _Acc], names: tuple[str, ...]) -> list[Group]:

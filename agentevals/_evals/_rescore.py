@@ -111,7 +111,9 @@ async def arescore(
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     moment = datetime.now(UTC) - since if isinstance(since, timedelta) else since
     opened = store if isinstance(store, Store) else await asyncio.to_thread(open_store, store)
-    own_sink = None if sinks is not None else opened.sink(replace=force, bulk=True)
+    from agentevals.sinks._open import store_writer
+
+    own_sink = None if sinks is not None else store_writer(opened, replace=force, bulk=True)
     try:
         total = await asyncio.to_thread(opened.count_runs, since=moment, entity=entity, limit=limit)
         done: list[set[str]] = [set() for _ in scorer_list]

@@ -1,2 +1,4 @@
-"""The store: the only home of SQL. Table layout for SQLite and PostgreSQL, rollups and bins, catalog
-reads, opening a store by address, and reading JSONL records."""
+"""The store: the only home of SQL. The row layout and the schemas of SQLite and PostgreSQL (with the
+rollup, the score histogram and the catalog tables), the one dialect that tells the two apart, the
+statements the SQL sinks write with, opening a store by address (JSONL records read into a SQLite
+copy), and every read: the report's, the viewer's, the export's and the catalog's."""

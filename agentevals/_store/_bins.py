@@ -9,7 +9,8 @@ above 1 in bin 99. Rows without a score are not counted. ``NULL`` keys are ``''`
 
 from __future__ import annotations
 
-from agentevals._store._rollup import POSTGRES, SQLITE, _Dialect, row_triggers, statement_triggers
+from agentevals._store._dialect import POSTGRES, SQLITE, Dialect
+from agentevals._store._rollup import row_triggers, statement_triggers
 from agentevals._store._row import Tables
 
 #: The histogram's key columns, in order (``bucket`` as the rollup's: the UTC hour of ``created_at``).
@@ -28,29 +29,30 @@ def score_bin(score: float) -> int:
     return max(0, min(BINS - 1, int(score * BINS + _NUDGE)))
 
 
-def bin_sql(d: _Dialect, p: str = "") -> str:
-    """The bin of ``{p}score`` in SQL (:func:`score_bin`)."""
-    if d is SQLITE:
-        return f"max(0, min({BINS - 1}, CAST({p}score * {BINS} + {_NUDGE} AS INTEGER)))"
-    return f"GREATEST(0, LEAST({BINS - 1}, floor({p}score * {BINS} + {_NUDGE})::integer))"
+def bin_sql(d: Dialect, p: str = "") -> str:
+    """The bin of ``{p}score`` in SQL (:func:`score_bin`).
+
+    >>> bin_sql(SQLITE)
+    'max(0, min(99, CAST(score * 100 + 1e-09 AS INTEGER)))'
+    """
+    return d.clamped_floor.format(x=f"{p}score * {BINS} + {_NUDGE}", low=0, high=BINS - 1)
 
 
-def _keys(d: _Dialect, p: str = "") -> list[str]:
+def _keys(d: Dialect, p: str = "") -> list[str]:
     nullable = (f"COALESCE({p}{name}, '')" for name in KEY[1:-1])
-    return [d.bucket.format(p=p), *nullable, bin_sql(d, p)]
+    return [d.hour.format(p=p), *nullable, bin_sql(d, p)]
 
 
-def create_table(t: Tables, *, postgres: bool) -> str:
+def create_table(t: Tables, d: Dialect) -> str:
     """``CREATE TABLE`` of the histogram (empty: fill it with :func:`backfill`)."""
     columns = ", ".join(f"{name} {'INTEGER' if name == 'bin' else 'TEXT'} NOT NULL" for name in KEY)
-    tail = "" if postgres else " WITHOUT ROWID"
     return (
-        f"CREATE TABLE IF NOT EXISTS {t.bins} ({columns}, count {'BIGINT' if postgres else 'INTEGER'} "
-        f"NOT NULL, PRIMARY KEY ({', '.join(KEY)})){tail}"
+        f"CREATE TABLE IF NOT EXISTS {t.bins} ({columns}, count {d.column_types['count']} "
+        f"NOT NULL, PRIMARY KEY ({', '.join(KEY)})){d.keyed_table}"
     )
 
 
-def _grouped(d: _Dialect, source: str, sign: str = "") -> str:
+def _grouped(d: Dialect, source: str, sign: str = "") -> str:
     order = ", ".join(str(i + 1) for i in range(len(KEY)))
     # ORDER BY: concurrent writers take the histogram's row locks in one order (no deadlock).
     return (
@@ -59,9 +61,8 @@ def _grouped(d: _Dialect, source: str, sign: str = "") -> str:
     )
 
 
-def backfill(t: Tables, *, postgres: bool) -> str:
+def backfill(t: Tables, d: Dialect) -> str:
     """The statement that fills an empty histogram from every stored score row."""
-    d = POSTGRES if postgres else SQLITE
     return f"INSERT INTO {t.bins} ({', '.join(KEY)}, count) {_grouped(d, t.scores)}"
 
 

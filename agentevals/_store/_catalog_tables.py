@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentevals._store._dialect import Dialect
 from agentevals._store._row import Tables
 
 #: The drops table's key columns.
@@ -73,12 +74,10 @@ class DropCount:
         return (self.bucket, self.entity, self.scorer_id, self.reason, self.count)
 
 
-def create_statements(t: Tables, *, postgres: bool) -> list[str]:
+def create_statements(t: Tables, d: Dialect) -> list[str]:
     """``CREATE TABLE`` statements of both tables (idempotent)."""
-    real = "DOUBLE PRECISION" if postgres else "REAL"
-    moment = "TIMESTAMPTZ" if postgres else "TEXT"
-    count = "BIGINT" if postgres else "INTEGER"
-    tail = "" if postgres else " WITHOUT ROWID"
+    real, moment, count = (d.column_types[kind] for kind in ("real", "timestamp_null", "count"))
+    tail = d.keyed_table
     scorer_keys = ", ".join(f"{name} TEXT NOT NULL" for name in SCORER_KEY)
     drop_keys = ", ".join(f"{name} TEXT NOT NULL" for name in DROP_KEY)
     return [
@@ -89,10 +88,9 @@ def create_statements(t: Tables, *, postgres: bool) -> list[str]:
     ]
 
 
-def upsert_scorers_sql(t: Tables, mark: str) -> str:
-    """The statement storing one :class:`ScorerInfo` row (``mark``: the placeholder), replacing the row
-    of its key."""
-    values = ", ".join([mark] * len(SCORER_COLUMNS))
+def upsert_scorers_sql(t: Tables, d: Dialect) -> str:
+    """The statement storing one :class:`ScorerInfo` row, replacing the row of its key."""
+    values = ", ".join([d.mark] * len(SCORER_COLUMNS))
     updates = ", ".join(f"{c} = excluded.{c}" for c in SCORER_COLUMNS if c not in SCORER_KEY)
     return (
         f"INSERT INTO {t.scorers} ({', '.join(SCORER_COLUMNS)}) VALUES ({values}) "
@@ -100,9 +98,9 @@ def upsert_scorers_sql(t: Tables, mark: str) -> str:
     )
 
 
-def add_drops_sql(t: Tables, mark: str) -> str:
+def add_drops_sql(t: Tables, d: Dialect) -> str:
     """The statement adding one :class:`DropCount` row to the stored count of its key."""
-    values = ", ".join([mark] * (len(DROP_KEY) + 1))
+    values = ", ".join([d.mark] * (len(DROP_KEY) + 1))
     return (
         f"INSERT INTO {t.drops} ({', '.join(DROP_KEY)}, count) VALUES ({values}) "
         f"ON CONFLICT ({', '.join(DROP_KEY)}) DO UPDATE SET count = {t.drops}.count + excluded.count"

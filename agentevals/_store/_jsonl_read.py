@@ -1,5 +1,5 @@
 """A ``.jsonl`` file written by ``JsonlSink`` read as a store: its lines (a scores row, the run's row inline
-under ``"run"``) are copied into a temporary SQLite file with the sinks' schema, so ``report``, ``export``
+under ``"run"``) are copied into a temporary SQLite file with the store's schema, so ``report``, ``export``
 and ``rescore`` run the same SQL on it. The file itself is only read (streamed, line by line)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from agentevals._store._row import RUN_SCHEMA, SCHEMA, json_text, tables
 from agentevals._store._sqlite_schema import ensure_schema
-from agentevals.sinks._sqlite import insert_sql
+from agentevals._store._sqlite_writes import insert_sql
 
 #: Lines inserted per ``executemany``.
 BATCH = 1000

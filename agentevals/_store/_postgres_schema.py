@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentevals._store import _bins, _catalog_tables, _rollup
+from agentevals._store._dialect import POSTGRES
 from agentevals._store._row import (
     INDEXES,
     RUN_INDEXES,
@@ -18,24 +19,16 @@ from agentevals._store._row import (
 )
 from agentevals._store._schema_check import refusal, store_tables
 
-PG_TYPES = {
-    "text": "TEXT",
-    "json": "JSONB",
-    "real": "DOUBLE PRECISION",
-    "integer": "INTEGER",
-    "timestamp": "TIMESTAMPTZ NOT NULL",
-    "timestamp_null": "TIMESTAMPTZ",
-}
-
 
 def create_sql(t: Tables) -> str:
     """The ``CREATE TABLE`` / ``CREATE INDEX`` statements of the meta, scores, runs, scorers and drops
     tables (idempotent; the rollup and histogram are added apart)."""
+    types = POSTGRES.column_types
     scores = ",\n  ".join(
-        f"{name} {PG_TYPES[kind]}{' PRIMARY KEY' if name == 'id' else ''}" for name, kind in SCHEMA
+        f"{name} {types[kind]}{' PRIMARY KEY' if name == 'id' else ''}" for name, kind in SCHEMA
     )
     runs = ",\n  ".join(
-        f"{name} {PG_TYPES[kind]}{' PRIMARY KEY' if name == 'run_id' else ''}" for name, kind in RUN_SCHEMA
+        f"{name} {types[kind]}{' PRIMARY KEY' if name == 'run_id' else ''}" for name, kind in RUN_SCHEMA
     )
     return ";\n".join(
         [
@@ -44,12 +37,13 @@ def create_sql(t: Tables) -> str:
             *(f"CREATE INDEX IF NOT EXISTS {t.scores}_{n}_idx ON {t.scores} ({c})" for n, c in INDEXES),
             f"CREATE TABLE IF NOT EXISTS {t.runs} (\n  {runs}\n)",
             *(f"CREATE INDEX IF NOT EXISTS {t.runs}_{n}_idx ON {t.runs} ({c})" for n, c in RUN_INDEXES),
-            *_catalog_tables.create_statements(t, postgres=True),
+            *_catalog_tables.create_statements(t, POSTGRES),
         ]
     )
 
 
-async def _columns(conn: Any, table: str) -> set[str]:
+async def columns(conn: Any, table: str) -> set[str]:
+    """The column names of ``table`` in the current schema (none when there is no such table)."""
     cursor = await conn.execute(
         "SELECT column_name FROM information_schema.columns "
         "WHERE table_schema = current_schema() AND table_name = %s",
@@ -60,7 +54,7 @@ async def _columns(conn: Any, table: str) -> set[str]:
 
 async def stored_version(conn: Any, t: Tables) -> int | None:
     """The schema version the store records; ``None`` when it records none."""
-    if not await _columns(conn, t.meta):
+    if not await columns(conn, t.meta):
         return None
     cursor = await conn.execute(f"SELECT value FROM {t.meta} WHERE key = %s", (SCHEMA_VERSION_KEY,))
     row = await cursor.fetchone()
@@ -72,7 +66,7 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
     transaction, under an advisory lock so that one process creates the store and the others wait."""
     t = tables(table)
     version = await stored_version(conn, t)
-    if version == SCHEMA_VERSION and await _columns(conn, t.rollup) and await _columns(conn, t.bins):
+    if version == SCHEMA_VERSION and await columns(conn, t.rollup) and await columns(conn, t.bins):
         await conn.execute(create_sql(t))
         return
     await _check(conn, t, version, where)
@@ -80,9 +74,9 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
         await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (t.meta,))
         await _check(conn, t, await stored_version(conn, t), where)
         await conn.execute(create_sql(t))
-        if not await _columns(conn, t.rollup):
+        if not await columns(conn, t.rollup):
             await add_rollup(conn, t)
-        if not await _columns(conn, t.bins):
+        if not await columns(conn, t.bins):
             await add_bins(conn, t)
         await conn.execute(
             f"INSERT INTO {t.meta} (key, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
@@ -91,7 +85,7 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
 
 
 async def _check(conn: Any, t: Tables, version: int | None, where: str) -> None:
-    found = [name for name in store_tables(t) if await _columns(conn, name)]
+    found = [name for name in store_tables(t) if await columns(conn, name)]
     problem = refusal(version, found, t, where)
     if problem is not None:
         raise problem
@@ -101,9 +95,9 @@ async def add_rollup(conn: Any, t: Tables) -> None:
     """Create the rollup, fill it from the stored scores and add the triggers that keep it, inside the
     caller's transaction; the scores table is locked against writes until it commits."""
     await conn.execute(f"LOCK TABLE {t.scores} IN SHARE ROW EXCLUSIVE MODE")
-    await conn.execute(_rollup.create_table(t, postgres=True))
+    await conn.execute(_rollup.create_table(t, POSTGRES))
     await conn.execute(f"DELETE FROM {t.rollup}")
-    await conn.execute(_rollup.backfill(t, postgres=True))
+    await conn.execute(_rollup.backfill(t, POSTGRES))
     await conn.execute(_rollup.postgres_triggers(t))
 
 
@@ -111,7 +105,7 @@ async def add_bins(conn: Any, t: Tables) -> None:
     """Create the score histogram, fill it and add its triggers, inside the caller's transaction (the
     scores table locked against writes until it commits)."""
     await conn.execute(f"LOCK TABLE {t.scores} IN SHARE ROW EXCLUSIVE MODE")
-    await conn.execute(_bins.create_table(t, postgres=True))
+    await conn.execute(_bins.create_table(t, POSTGRES))
     await conn.execute(f"DELETE FROM {t.bins}")
-    await conn.execute(_bins.backfill(t, postgres=True))
+    await conn.execute(_bins.backfill(t, POSTGRES))
     await conn.execute(_bins.postgres_triggers(t))

@@ -11,57 +11,31 @@ values are stored as ``''`` (a primary key cannot hold ``NULL``); readers turn `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from agentevals._store._dialect import POSTGRES, SQLITE, Dialect
 from agentevals._store._row import Tables
 
 #: The rollup's key columns, in order (``bucket``: the UTC hour of ``created_at``, ``YYYY-MM-DDTHH``).
 KEY = ("bucket", "entity", "scorer_id", "source", "outcome", "skip_reason", "error_type")
 _NULLABLE = KEY[1:]
-#: (column, SQLite type, PostgreSQL type) of the aggregates.
+#: (column, column kind) of the aggregates (see ``Dialect.column_types``).
 VALUES = (
-    ("rows", "INTEGER", "BIGINT"),
-    ("scores", "INTEGER", "BIGINT"),
-    ("total", "REAL", "DOUBLE PRECISION"),
-    ("squares", "REAL", "DOUBLE PRECISION"),
-    ("low", "REAL", "DOUBLE PRECISION"),
-    ("high", "REAL", "DOUBLE PRECISION"),
-    ("priced", "INTEGER", "BIGINT"),
-    ("cost", "REAL", "DOUBLE PRECISION"),
-    ("tokens", "INTEGER", "BIGINT"),
+    ("rows", "count"),
+    ("scores", "count"),
+    ("total", "real"),
+    ("squares", "real"),
+    ("low", "real"),
+    ("high", "real"),
+    ("priced", "count"),
+    ("cost", "real"),
+    ("tokens", "count"),
 )
 
 
-@dataclass(frozen=True)
-class _Dialect:
-    bucket: str  # the UTC hour of {p}created_at as YYYY-MM-DDTHH
-    hour_start: str  # the first moment of the hour {b} (a bucket expression), comparable to created_at
-    hour_end: str
-    least: str  # the smaller of {a} and {b}, either of which may be NULL
-    greatest: str
+def _keys(d: Dialect, p: str = "") -> list[str]:
+    return [d.hour.format(p=p), *(f"COALESCE({p}{name}, '')" for name in _NULLABLE)]
 
 
-SQLITE = _Dialect(
-    bucket="substr({p}created_at, 1, 13)",
-    hour_start="{b}",
-    hour_end="{b} || ';'",  # ISO text: the hour is followed by ':', and ';' sorts right after it
-    least="COALESCE(min({a}, {b}), {a}, {b})",
-    greatest="COALESCE(max({a}, {b}), {a}, {b})",
-)
-POSTGRES = _Dialect(
-    bucket="to_char({p}created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24')",
-    hour_start="(({b}) || ':00:00+00')::timestamptz",
-    hour_end="(({b}) || ':00:00+00')::timestamptz + interval '1 hour'",
-    least="LEAST({a}, {b})",
-    greatest="GREATEST({a}, {b})",
-)
-
-
-def _keys(d: _Dialect, p: str = "") -> list[str]:
-    return [d.bucket.format(p=p), *(f"COALESCE({p}{name}, '')" for name in _NULLABLE)]
-
-
-def grouped(d: _Dialect, source: str, sign: str = "") -> str:
+def grouped(d: Dialect, source: str, sign: str = "") -> str:
     """``SELECT`` of the rollup rows of the score rows in ``source`` (a table), ``sign`` ``-`` to
     subtract them (extremes then left out: they are recomputed)."""
     keys = _keys(d)
@@ -82,7 +56,7 @@ def grouped(d: _Dialect, source: str, sign: str = "") -> str:
     return f"SELECT {', '.join(keys + values)} FROM {source} GROUP BY {order} ORDER BY {order}"
 
 
-def _one_row(d: _Dialect, p: str, sign: str) -> str:
+def _one_row(d: Dialect, p: str, sign: str) -> str:
     """``VALUES`` of the rollup row of the single score row ``p`` (``NEW.`` / ``OLD.``)."""
     values = [
         f"{sign}1",
@@ -98,18 +72,18 @@ def _one_row(d: _Dialect, p: str, sign: str) -> str:
     return f"VALUES ({', '.join(_keys(d, p) + values)})"
 
 
-def _upsert(d: _Dialect, t: Tables, rows: str) -> str:
+def _upsert(d: Dialect, t: Tables, rows: str) -> str:
     r = t.rollup
-    sets = [f"{name} = {r}.{name} + excluded.{name}" for name, _, _ in VALUES if name not in ("low", "high")]
+    sets = [f"{name} = {r}.{name} + excluded.{name}" for name, _ in VALUES if name not in ("low", "high")]
     sets.append("low = " + d.least.format(a=f"{r}.low", b="excluded.low"))
     sets.append("high = " + d.greatest.format(a=f"{r}.high", b="excluded.high"))
-    columns = ", ".join([*KEY, *(name for name, _, _ in VALUES)])
+    columns = ", ".join([*KEY, *(name for name, _ in VALUES)])
     return (
         f"INSERT INTO {r} ({columns}) {rows} ON CONFLICT ({', '.join(KEY)}) DO UPDATE SET {', '.join(sets)}"
     )
 
 
-def _extremes(d: _Dialect, t: Tables, key: list[str], tail: str) -> str:
+def _extremes(d: Dialect, t: Tables, key: list[str], tail: str) -> str:
     """Recompute low/high of the rollup rows chosen by ``tail`` from the score rows of their key
     (``key``: its expressions, in :data:`KEY` order)."""
     bucket = key[0]
@@ -131,21 +105,22 @@ def _extremes(d: _Dialect, t: Tables, key: list[str], tail: str) -> str:
     )
 
 
-def create_table(t: Tables, *, postgres: bool) -> str:
+def create_table(t: Tables, d: Dialect) -> str:
     """``CREATE TABLE`` of the rollup (empty: fill it with :func:`backfill`)."""
     keys = ", ".join(f"{name} TEXT NOT NULL" for name in KEY)
     values = ", ".join(
-        f"{name} {pg if postgres else lite}{'' if name in ('low', 'high') else ' NOT NULL'}"
-        for name, lite, pg in VALUES
+        f"{name} {d.column_types[kind]}{'' if name in ('low', 'high') else ' NOT NULL'}"
+        for name, kind in VALUES
     )
-    tail = "" if postgres else " WITHOUT ROWID"
-    return f"CREATE TABLE IF NOT EXISTS {t.rollup} ({keys}, {values}, PRIMARY KEY ({', '.join(KEY)})){tail}"
+    return (
+        f"CREATE TABLE IF NOT EXISTS {t.rollup} ({keys}, {values}, PRIMARY KEY ({', '.join(KEY)}))"
+        f"{d.keyed_table}"
+    )
 
 
-def backfill(t: Tables, *, postgres: bool) -> str:
+def backfill(t: Tables, d: Dialect) -> str:
     """The statement that fills an empty rollup from every stored score row."""
-    d = POSTGRES if postgres else SQLITE
-    columns = ", ".join([*KEY, *(name for name, _, _ in VALUES)])
+    columns = ", ".join([*KEY, *(name for name, _ in VALUES)])
     return f"INSERT INTO {t.rollup} ({columns}) {grouped(d, t.scores)}"
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agentevals._store._errors import SinkConfigError
 from agentevals._store._row import SCHEMA_VERSION, Tables
-from agentevals.sinks._errors import SinkConfigError
 
 
 def store_tables(t: Tables) -> tuple[str, ...]:

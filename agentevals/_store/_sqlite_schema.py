@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 
 from agentevals._store import _bins, _catalog_tables, _rollup
+from agentevals._store._dialect import SQLITE
 from agentevals._store._row import (
     INDEXES,
     RUN_INDEXES,
@@ -20,15 +21,6 @@ from agentevals._store._row import (
 )
 from agentevals._store._schema_check import refusal, store_tables
 
-_SQLITE_TYPES = {
-    "text": "TEXT",
-    "json": "TEXT",
-    "real": "REAL",
-    "integer": "INTEGER",
-    "timestamp": "TEXT",
-    "timestamp_null": "TEXT",
-}
-
 
 def create_statements(t: Tables) -> list[str]:
     """``CREATE TABLE`` / ``CREATE INDEX`` statements of the meta, scores, runs, scorers and drops tables
@@ -37,10 +29,10 @@ def create_statements(t: Tables) -> list[str]:
     Scores are unique on ``id`` (a record's id is derived from its run, scorer and version, so a
     re-sent or re-scored record adds nothing); runs on ``run_id``.
     """
-    scores = ",\n  ".join(f"{name} {_SQLITE_TYPES[kind]}" for name, kind in SCHEMA)
+    types = SQLITE.column_types
+    scores = ",\n  ".join(f"{name} {types[kind]}" for name, kind in SCHEMA)
     runs = ",\n  ".join(
-        f"{name} {_SQLITE_TYPES[kind]}{' PRIMARY KEY' if name == 'run_id' else ''}"
-        for name, kind in RUN_SCHEMA
+        f"{name} {types[kind]}{' PRIMARY KEY' if name == 'run_id' else ''}" for name, kind in RUN_SCHEMA
     )
     return [
         f"CREATE TABLE IF NOT EXISTS {t.meta} (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -49,13 +41,13 @@ def create_statements(t: Tables) -> list[str]:
         *(f"CREATE INDEX IF NOT EXISTS {t.scores}_{n}_idx ON {t.scores} ({c})" for n, c in INDEXES),
         f"CREATE TABLE IF NOT EXISTS {t.runs} (\n  {runs}\n)",
         *(f"CREATE INDEX IF NOT EXISTS {t.runs}_{n}_idx ON {t.runs} ({c})" for n, c in RUN_INDEXES),
-        *_catalog_tables.create_statements(t, postgres=False),
+        *_catalog_tables.create_statements(t, SQLITE),
     ]
 
 
 def stored_version(conn: sqlite3.Connection, t: Tables) -> int | None:
     """The schema version the store records; ``None`` when it records none."""
-    if not _columns(conn, t.meta):
+    if not columns(conn, t.meta):
         return None
     row = conn.execute(f"SELECT value FROM {t.meta} WHERE key = ?", (SCHEMA_VERSION_KEY,)).fetchone()
     return int(row[0]) if row is not None and str(row[0]).isdigit() else None
@@ -64,11 +56,11 @@ def stored_version(conn: sqlite3.Connection, t: Tables) -> int | None:
 def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
     """Make the store of ``table`` ready: create it when it has none of its tables (one transaction,
     which one process runs while the others wait), restore a trigger or table dropped by hand, or raise
-    :class:`~agentevals.sinks.SinkConfigError` when it is not a store of this release (see
+    :class:`~agentevals._store._errors.SinkConfigError` when it is not a store of this release (see
     ``_schema_check``). ``where`` names the store in messages."""
     t = tables(table)
     version = stored_version(conn, t)
-    if version == SCHEMA_VERSION and _columns(conn, t.rollup) and _columns(conn, t.bins):
+    if version == SCHEMA_VERSION and columns(conn, t.rollup) and columns(conn, t.bins):
         triggers = [*_rollup.sqlite_triggers(t), *_bins.sqlite_triggers(t)]
         for statement in [*create_statements(t), *triggers]:  # dropped by hand: back
             conn.execute(statement)
@@ -80,9 +72,9 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
         _check(conn, t, version, where)
         for statement in create_statements(t):
             conn.execute(statement)
-        if not _columns(conn, t.rollup):
+        if not columns(conn, t.rollup):
             add_rollup(conn, t)
-        if not _columns(conn, t.bins):
+        if not columns(conn, t.bins):
             add_bins(conn, t)
         conn.execute(
             f"INSERT OR IGNORE INTO {t.meta} (key, value) VALUES (?, ?)",
@@ -96,7 +88,7 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
 
 
 def _check(conn: sqlite3.Connection, t: Tables, version: int | None, where: str) -> None:
-    found = [name for name in store_tables(t) if _columns(conn, name)]
+    found = [name for name in store_tables(t) if columns(conn, name)]
     problem = refusal(version, found, t, where)
     if problem is not None:
         raise problem
@@ -105,21 +97,22 @@ def _check(conn: sqlite3.Connection, t: Tables, version: int | None, where: str)
 def add_rollup(conn: sqlite3.Connection, t: Tables) -> None:
     """Create the rollup, fill it from the stored scores and add the triggers that keep it (inside the
     caller's transaction, so no row is written in between)."""
-    conn.execute(_rollup.create_table(t, postgres=False))
+    conn.execute(_rollup.create_table(t, SQLITE))
     conn.execute(f"DELETE FROM {t.rollup}")
-    conn.execute(_rollup.backfill(t, postgres=False))
+    conn.execute(_rollup.backfill(t, SQLITE))
     for statement in _rollup.sqlite_triggers(t):
         conn.execute(statement)
 
 
 def add_bins(conn: sqlite3.Connection, t: Tables) -> None:
     """Create the score histogram, fill it and add its triggers (inside the caller's transaction)."""
-    conn.execute(_bins.create_table(t, postgres=False))
+    conn.execute(_bins.create_table(t, SQLITE))
     conn.execute(f"DELETE FROM {t.bins}")
-    conn.execute(_bins.backfill(t, postgres=False))
+    conn.execute(_bins.backfill(t, SQLITE))
     for statement in _bins.sqlite_triggers(t):
         conn.execute(statement)
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+def columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    """The column names of ``table`` (none when there is no such table)."""
     return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}

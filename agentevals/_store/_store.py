@@ -1,10 +1,12 @@
-"""Reading a store back: the runs a ``SQLiteSink`` or ``PostgresSink`` wrote, as :class:`Run` objects,
-and which of them a scorer version already scored (for re-scoring after the fact).
+"""Opening a store by its address, and reading it back: the runs a ``SQLiteSink`` or ``PostgresSink``
+wrote, as :class:`Run` objects, and which of them a scorer version already scored (for re-scoring after
+the fact); connections for the other reads (:mod:`agentevals._store._reading`).
 
->>> import tempfile, pathlib
->>> from agentevals.sinks import SQLiteSink
+>>> import contextlib, sqlite3, tempfile, pathlib
+>>> from agentevals._store._sqlite_schema import ensure_schema
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.db"
->>> SQLiteSink(path).check()  # creates an empty store
+>>> with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as conn:
+...     ensure_schema(conn, TABLE, "a new store")  # what a SQLite sink does first
 >>> with open_store(path) as store:
 ...     list(store.runs()), store.scored("exact_match", "1")
 ([], set())
@@ -13,36 +15,23 @@ and which of them a scorer version already scored (for re-scoring after the fact
 from __future__ import annotations
 
 import contextlib
-import functools
-import json
 import os
 import re
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import TypeAdapter
-from pydantic_core import from_json
+from agentevals._model._run import Run
+from agentevals._store._dialect import Kind, dialect_of
+from agentevals._store._reading import Reading
+from agentevals._store._row import RUN_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_KEY, TABLE, Tables, tables
+from agentevals._store._run_row import run_from_row
+from agentevals._store._table_name import check_table
 
-from agentevals._model._messages import AgentInput, Message
-from agentevals._model._run import Run, looks_like_agent_input
-from agentevals._store._row import (
-    RUN_COLUMNS,
-    RUN_JSON_COLUMNS,
-    SCHEMA_VERSION,
-    SCHEMA_VERSION_KEY,
-    TABLE,
-    Tables,
-    tables,
-    utc_text,
-)
-from agentevals.sinks._sqlite import OnConflict, check_table
-
-Kind = Literal["sqlite", "postgres"]
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -81,9 +70,9 @@ class Store:
         self.table = table
         #: The SQLite file read (a JSONL store is read from a copy in a temporary SQLite file).
         self.database = database
+        self.dialect = dialect_of(kind)
         self._tables = tables(table)
         self._conn = conn
-        self._mark = "?" if kind == "sqlite" else "%s"
         self._on_close = on_close
 
     @property
@@ -96,23 +85,31 @@ class Store:
         """The open DB-API connection (``sqlite3`` or ``psycopg``, autocommit)."""
         return self._conn
 
-    def reader(self) -> Any:
-        """Another connection to a SQLite store, read-only (for queries run in threads beside this one);
-        ``None`` for PostgreSQL."""
-        if self.database is None:
-            return None
-        return sqlite3.connect(
-            f"{self.database.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
-        )
+    @property
+    def reading(self) -> Reading:
+        """Reads on the store's own connection (one caller at a time)."""
+        return Reading(self._conn, self.dialect, self._tables, self.display)
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Reading]:
+        """Reads on a connection of their own, closed on leaving the block (for reads run in threads
+        beside this one): read-only on SQLite."""
+        if self.database is not None:
+            uri = f"{self.database.resolve().as_uri()}?mode=ro"
+            conn: Any = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        else:
+            import psycopg
+
+            conn = psycopg.connect(self.address, autocommit=True, connect_timeout=10)
+        try:
+            yield Reading(conn, self.dialect, self._tables, self.display)
+        finally:
+            conn.close()
 
     @property
     def tables(self) -> Tables:
         """The names of this store's scores, runs and schema tables."""
         return self._tables
-
-    def sql(self, text: str) -> str:
-        """``text`` written with ``?`` placeholders, in this store's dialect."""
-        return text if self.kind == "sqlite" else text.replace("?", "%s")
 
     def runs(
         self, *, since: datetime | None = None, entity: str | None = None, limit: int | None = None
@@ -125,14 +122,14 @@ class Store:
         sql = f"SELECT {columns} FROM {self._tables.runs}{where} ORDER BY created_at DESC, run_id"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        text = self.kind == "sqlite"  # SQLite holds JSON as text; psycopg decodes JSONB itself
+        text = self.dialect.json_as_text
         for row in self.stream(sql, params):
             yield run_from_row(dict(zip(RUN_COLUMNS, row, strict=True)), json_as_text=text)
 
     def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
-        """The rows of a query (written with this store's placeholder), fetched in chunks: on
-        PostgreSQL through a server-side cursor in a transaction of its own, so a large result never
-        sits in memory on either side."""
+        """The rows of a query (written with ``?`` placeholders), fetched in chunks: on PostgreSQL
+        through a server-side cursor in a transaction of its own, so a large result never sits in
+        memory on either side."""
         with contextlib.ExitStack() as stack:
             if self.kind == "sqlite":
                 cursor = self._conn.cursor()
@@ -140,7 +137,7 @@ class Store:
                 stack.enter_context(self._conn.transaction())
                 cursor = self._conn.cursor(name=f"agentevals_{uuid.uuid4().hex[:8]}")
             stack.callback(cursor.close)  # before the transaction ends
-            cursor.execute(sql, params)
+            cursor.execute(self.dialect.sql(sql), list(params))
             while rows := cursor.fetchmany(500):
                 yield from rows
 
@@ -149,12 +146,7 @@ class Store:
     ) -> int:
         """How many runs :meth:`runs` gives for the same arguments."""
         where, params = self._run_filter(since, entity, limit)
-        cursor = self._conn.cursor()
-        try:
-            cursor.execute(f"SELECT COUNT(*) FROM {self._tables.runs}{where}", params)
-            found = int(cursor.fetchone()[0])
-        finally:
-            cursor.close()
+        found = int(self.reading.rows(f"SELECT COUNT(*) FROM {self._tables.runs}{where}", params)[0][0])
         return found if limit is None else min(found, limit)
 
     def _run_filter(
@@ -166,51 +158,23 @@ class Store:
         where: list[str] = []
         params: list[Any] = []
         if since is not None:
-            where.append(f"created_at >= {self._mark}")
-            moment = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
-            params.append(utc_text(moment) if self.kind == "sqlite" else moment)
+            where.append("created_at >= ?")
+            params.append(self.dialect.timestamp(since))
         if entity is not None:
-            where.append(f"entity = {self._mark}")
+            where.append("entity = ?")
             params.append(entity)
         return (" WHERE " + " AND ".join(where) if where else ""), params
 
     def scored(self, scorer_id: str, version: str | None) -> set[str]:
         """The ids of the runs that scorer ``scorer_id`` at ``version`` already has a record for (any
         outcome: scored, failed or skipped)."""
-        same_version = "scorer_version IS NULL" if version is None else f"scorer_version = {self._mark}"
+        same_version = "scorer_version IS NULL" if version is None else "scorer_version = ?"
         params = [scorer_id] if version is None else [scorer_id, version]
-        cursor = self._conn.cursor()
-        try:
-            cursor.execute(
-                f"SELECT DISTINCT run_id FROM {self._tables.scores} "
-                f"WHERE scorer_id = {self._mark} AND {same_version}",
-                params,
-            )
-            return {row[0] for row in cursor.fetchall()}
-        finally:
-            cursor.close()
-
-    def sink(self, *, replace: bool = False, bulk: bool = False) -> Any:
-        """A new sink writing scores to this store (``SQLiteSink`` or ``PostgresSink``, same table); its
-        runs are here already, so it writes no runs rows (``store_runs="none"``). ``replace``: a record
-        replaces the stored row of its id (else the stored row is kept). A JSONL store's sink appends to
-        its file. ``bulk``: on SQLite, a writer in a child process (large batches, on another core)."""
-        on_conflict: OnConflict = "replace" if replace else "keep"
-        if is_jsonl_address(self.address):  # append-only: a forced record is added again
-            from agentevals.sinks import JsonlSink
-
-            return JsonlSink(self.address)
-        if self.kind == "sqlite" and bulk:
-            from agentevals.sinks._sqlite_process import SQLiteProcessWriter
-
-            return SQLiteProcessWriter(self.address, table=self.table, replace=replace)
-        if self.kind == "sqlite":
-            from agentevals.sinks import SQLiteSink
-
-            return SQLiteSink(self.address, table=self.table, store_runs="none", on_conflict=on_conflict)
-        from agentevals.sinks import PostgresSink
-
-        return PostgresSink(self.address, table=self.table, store_runs="none", on_conflict=on_conflict)
+        rows = self.reading.rows(
+            f"SELECT DISTINCT run_id FROM {self._tables.scores} WHERE scorer_id = ? AND {same_version}",
+            params,
+        )
+        return {row[0] for row in rows}
 
     def close(self) -> None:
         self._conn.close()
@@ -229,7 +193,7 @@ class Store:
 def open_store(address: str | os.PathLike[str], *, table: str = TABLE, read_only: bool = False) -> Store:
     """Open the store at ``address``: a SQLite file written by ``SQLiteSink``, a ``postgresql://`` URL
     (``PostgresSink``) or a ``.jsonl`` file written by ``JsonlSink`` (read from a copy in a temporary
-    SQLite file, so every query works on it; its :meth:`Store.sink` appends to the file). It is read
+    SQLite file, so every query works on it; a writer of it appends to the file). It is read
     without DDL, so a read-only file or role is enough; ``read_only`` opens a SQLite file read-only.
     Raises ``ValueError`` saying what was expected when there is no store there (a missing file, a file
     that is not SQLite or not JSONL records, a database without the tables, no server) or it is not a
@@ -251,27 +215,6 @@ def open_store(address: str | os.PathLike[str], *, table: str = TABLE, read_only
             raise
         return Store(str(path), "sqlite", store.connection, table, database=database, on_close=cleanup)
     return _open_sqlite(Path(address), table, read_only=read_only)
-
-
-def store_sink(address: str | os.PathLike[str], *, table: str = TABLE) -> Any:
-    """A sink writing to the store at ``address``: ``PostgresSink`` for a ``postgresql://`` URL,
-    ``JsonlSink`` for a ``.jsonl`` file, ``SQLiteSink`` for any other path (created on first write).
-
-    >>> type(store_sink("postgresql://127.0.0.1/test", table="evals")).__name__
-    'PostgresSink'
-    """
-    check_table(table)
-    if is_postgres_address(address):
-        from agentevals.sinks import PostgresSink
-
-        return PostgresSink(str(address), table=table)
-    if is_jsonl_address(address):
-        from agentevals.sinks import JsonlSink
-
-        return JsonlSink(address)
-    from agentevals.sinks import SQLiteSink
-
-    return SQLiteSink(address, table=table)
 
 
 def is_jsonl_address(address: str | os.PathLike[str]) -> bool:
@@ -364,58 +307,3 @@ async def _ensure_postgres(url: str, table: str) -> None:
 
     async with await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=10) as conn:
         await ensure_schema(conn, table, f"store {display_address(url)!r}")
-
-
-def run_from_row(row: dict[str, Any], *, json_as_text: bool) -> Run:
-    """The :class:`Run` of one ``agentevals_runs`` row (JSON columns as JSON text, or as data)."""
-    if json_as_text:
-        for name in RUN_JSON_COLUMNS:
-            if row[name] is not None:
-                row[name] = from_json(row[name])
-    return Run(
-        run_id=row["run_id"],
-        input=_input(row["input"]),
-        output=_output(row["output"]),
-        ground_truth=row["ground_truth"],
-        request_context=row["request_context"] or {},
-        trace_id=row["trace_id"],
-        entity=row["entity"],
-        context=_context(row["context"]),
-        error=row["error"],
-        started_at=_moment(row["started_at"]),
-        duration_ms=row["duration_ms"],
-        metadata=row["metadata"] or {},
-    )
-
-
-def _input(value: Any) -> Any:
-    # What Run's validator does, in one pydantic call rather than one per message (reading is the
-    # slow part of a re-score).
-    if isinstance(value, dict) and looks_like_agent_input(value):
-        return AgentInput.model_validate(value)
-    return value
-
-
-def _output(value: Any) -> Any:
-    if isinstance(value, list) and value and all(isinstance(m, dict) and "role" in m for m in value):
-        return _messages().validate_python(value)
-    return value
-
-
-@functools.cache
-def _messages() -> TypeAdapter[list[Message]]:
-    return TypeAdapter(list[Message])
-
-
-def _context(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, Sequence) and not isinstance(value, str):
-        return [item if isinstance(item, str) else json.dumps(item) for item in value]
-    return [str(value)]
-
-
-def _moment(value: Any) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    return datetime.fromisoformat(str(value))

@@ -8,6 +8,9 @@ import sqlite3
 from collections.abc import Sequence
 
 from agentevals._model._result import ScoreRecord
+from agentevals._store._errors import SinkConfigError
+
+__all__ = ["PartialWriteError", "SinkConfigError", "is_permanent"]
 
 
 class PartialWriteError(Exception):
@@ -25,24 +28,6 @@ class PartialWriteError(Exception):
         super().__init__(f"{len(failed)} record(s) not written: {type(error).__name__}: {error}")
         self.failed = list(failed)
         self.error = error
-
-
-class SinkConfigError(ValueError):
-    """A sink cannot work as configured: a missing driver, an unknown database or role, a refused login,
-    a path that cannot be written. Retrying does not help, so the engine dead-letters the batch at once
-    and logs this message, which says how to fix it. ``check()`` on a sink raises it before any write.
-
-    ``transient`` marks the one case ``check()`` also reports that may fix itself (a server that cannot
-    be reached right now); a write that fails that way is retried as usual.
-
-    >>> err = SinkConfigError("install psycopg: pip install 'agentevals-core[postgres]'")
-    >>> isinstance(err, ValueError), is_permanent(err)
-    (True, True)
-    """
-
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
 
 
 # SQLite primary result codes that no retry fixes (https://sqlite.org/rescode.html).

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from agentevals._model._result import ScoreRecord, utc_now
 from agentevals._store._catalog_tables import DropCount, ScorerInfo, add_drops_sql, upsert_scorers_sql
-from agentevals._store._postgres_schema import create_sql, ensure_schema
+from agentevals._store._dialect import POSTGRES
+from agentevals._store._postgres_schema import columns, ensure_schema
+from agentevals._store._postgres_writes import COPY_TYPES, copy_sql, insert_json_sql
 from agentevals._store._row import (
     COLUMNS,
     RUN_SCHEMA,
@@ -18,24 +20,22 @@ from agentevals._store._row import (
     TABLE,
     first_per_run,
     last_per_id,
-    replace_on_conflict,
     row_json,
     run_row_json,
     sql_row,
     tables,
 )
+from agentevals._store._table_name import check_table
 from agentevals._support._sync import run_sync
 from agentevals.sinks._errors import SinkConfigError
+from agentevals.sinks._options import OnConflict, StoreRuns, check_on_conflict, check_store_runs
 from agentevals.sinks._retry import is_number
-from agentevals.sinks._sqlite import OnConflict, StoreRuns, check_on_conflict, check_store_runs, check_table
 
 if TYPE_CHECKING:
     import psycopg
 
 #: Smaller batches go as one INSERT statement (one round trip; COPY in a transaction takes three).
 COPY_MIN_ROWS = 64
-# COPY sends text; each column's type parses it on the server.
-_COPY_TYPES = [{"real": "float8", "integer": "int8"}.get(kind, "text") for _, kind in SCHEMA]
 # PostgreSQL text and jsonb cannot hold U+0000; an escaped NUL (not an escaped backslash) becomes U+FFFD.
 _NUL = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
 
@@ -82,10 +82,9 @@ class PostgresSink:
             )
         self.connect_timeout = connect_timeout
         self._conn: psycopg.AsyncConnection[Any] | None = None
-        columns = ", ".join(COLUMNS)
-        self._copy = f"COPY {self.table} ({columns}) FROM STDIN"
-        self._insert = _insert_sql(self.table, SCHEMA, replace=self.on_conflict == "replace")
-        self._insert_runs = _insert_sql(self.runs_table, RUN_SCHEMA, replace=False)
+        self._copy = copy_sql(self.table)
+        self._insert = insert_json_sql(self.table, SCHEMA, replace=self.on_conflict == "replace")
+        self._insert_runs = insert_json_sql(self.runs_table, RUN_SCHEMA, replace=False)
 
     def check(self) -> None:
         """Verify the configuration before any write: psycopg is installed, the server accepts the
@@ -118,12 +117,7 @@ class PostgresSink:
             raise config_error(err, "connect" if _is_connect_error(err) else "use the table") from err
         try:
             await ensure_schema(conn, self.table, f"PostgresSink: table {self.table!r}")
-            cursor = await conn.execute(
-                "SELECT column_name FROM information_schema.columns "
-                "WHERE table_schema = current_schema() AND table_name = %s",
-                (self.table.lower(),),
-            )
-            return {row[0] for row in await cursor.fetchall()}
+            return await columns(conn, self.table)
         except psycopg.Error as err:
             raise config_error(err, "use the table") from err
         finally:
@@ -177,11 +171,13 @@ class PostgresSink:
         """Store each scorer's name, version and pass threshold in the scorers table (a
         ``ScoringEngine`` and ``run_evals`` call it when they start; see ``_catalog_tables``)."""
         now = utc_now()
-        await self._execute_many(upsert_scorers_sql(tables(self.table), "%s"), [s.row(now) for s in scorers])
+        await self._execute_many(
+            upsert_scorers_sql(tables(self.table), POSTGRES), [s.row(now) for s in scorers]
+        )
 
     async def write_drops(self, drops: Sequence[DropCount]) -> None:
         """Add counts of runs a ``ScoringEngine`` dropped to the drops table (one upsert per key)."""
-        await self._execute_many(add_drops_sql(tables(self.table), "%s"), [d.row() for d in drops])
+        await self._execute_many(add_drops_sql(tables(self.table), POSTGRES), [d.row() for d in drops])
 
     async def _execute_many(self, statement: str, rows: list[tuple[Any, ...]]) -> None:
         """``statement`` once per row, in one transaction (rows sorted: concurrent writers lock the
@@ -212,7 +208,7 @@ class PostgresSink:
 
         try:
             async with conn.transaction(), conn.cursor() as cursor, cursor.copy(self._copy) as copy:
-                copy.set_types(_COPY_TYPES)
+                copy.set_types(COPY_TYPES)
                 for record in records:
                     await copy.write_row(sql_row(record))
         except (psycopg.errors.UniqueViolation, psycopg.DataError):
@@ -306,27 +302,3 @@ def _is_connect_error(error: BaseException) -> bool:
     return type(error).__name__ in ("OperationalError", "ProgrammingError") and not getattr(
         error, "sqlstate", None
     )
-
-
-def _extract(index: int, kind: str) -> str:
-    if kind == "json":
-        return f"NULLIF(r->{index}, 'null'::jsonb)"
-    if kind == "text":
-        return f"(r->>{index})"
-    cast = {"real": "double precision", "integer": "integer"}.get(kind, "timestamptz")
-    return f"(r->>{index})::{cast}"
-
-
-def _insert_sql(table: str, schema: tuple[tuple[str, str], ...], *, replace: bool) -> str:
-    """``INSERT ... ON CONFLICT DO NOTHING`` of the rows of one JSON array parameter (``replace``:
-    ``ON CONFLICT (id) DO UPDATE``)."""
-    columns = ", ".join(name for name, _ in schema)
-    values = ", ".join(_extract(i, kind) for i, (_, kind) in enumerate(schema))
-    conflict = replace_on_conflict(schema) if replace else "ON CONFLICT DO NOTHING"
-    rows = "jsonb_array_elements(%s::jsonb) AS r"
-    return f"INSERT INTO {table} ({columns}) SELECT {values} FROM {rows} {conflict}"
-
-
-def create_table_sql(table: str) -> str:
-    """The ``CREATE TABLE`` / ``CREATE INDEX`` statements of the store of ``table`` (idempotent)."""
-    return create_sql(tables(table))

@@ -8,17 +8,17 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from agentevals._model._result import ScoreRecord, utc_now
 from agentevals._store._catalog_tables import DropCount, ScorerInfo, add_drops_sql, upsert_scorers_sql
+from agentevals._store._dialect import SQLITE
 from agentevals._store._row import (
     COLUMNS,
     RUN_SCHEMA,
     SCHEMA,
     TABLE,
     first_per_run,
-    replace_on_conflict,
     row_json,
     run_row_json,
     run_sql_row,
@@ -26,58 +26,17 @@ from agentevals._store._row import (
     tables,
     utc_text,
 )
-from agentevals._store._sqlite_schema import ensure_schema
+from agentevals._store._sqlite_schema import columns, ensure_schema
+from agentevals._store._sqlite_writes import UNPACKS_JSON, configure_writer, insert_json_sql, insert_sql
+from agentevals._store._store import display_address
+from agentevals._store._table_name import check_table
 from agentevals.sinks._errors import SinkConfigError, is_permanent
+from agentevals.sinks._options import OnConflict, StoreRuns, check_on_conflict, check_store_runs
 from agentevals.sinks._thread import Handoff, WorkerThread
 
-#: Which runs a SQL sink stores in the runs table: each run a scorer sampled (the run of each record
-#: written), every run a ``ScoringEngine`` accepted or sampled out ("all": the engine hands the
-#: sampled-out ones to ``write_runs``), or none (scores only).
-StoreRuns = Literal["sampled", "all", "none"]
-#: What a SQL sink does with a score row whose id is stored already (the same run, scorer version and
-#: evaluation): keep the stored row (a re-sent batch adds nothing), or replace it (re-scoring with
-#: ``force``). Runs rows are always kept.
-OnConflict = Literal["keep", "replace"]
-
 _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-# 48 characters at most: PostgreSQL cuts identifiers at 63 bytes, and index names add up to 15.
-TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
-#: Words SQLite or PostgreSQL reserve: as a table name they break (or change) the statements.
-_KEYWORDS = """
-abort action add after all alter always analyse analyze and any array as asc asymmetric attach
-autoincrement before begin between both by cascade case cast check collate column commit
-conflict constraint create cross current current_catalog current_date current_role current_time
-current_timestamp current_user database default deferrable deferred delete desc detach distinct
-do drop each else end escape except exclude exclusive exists explain fail fetch filter first
-following for foreign from full generated glob grant group groups having if ignore immediate in
-index indexed initially inner insert instead intersect into is isnull join key last lateral
-leading left like limit localtime localtimestamp match materialized natural no not nothing
-notnull null nulls of offset on only or order others outer over partition placing plan pragma
-preceding primary query raise range recursive references regexp reindex release rename replace
-restrict returning right rollback row rows savepoint select session_user set some symmetric
-table temp temporary then ties to trailing transaction trigger unbounded union unique update
-user using vacuum values variadic view virtual when where window with without
-"""
-SQL_KEYWORDS = frozenset(_KEYWORDS.split())
 #: Records per ``INSERT`` statement; a batch's statements run while the next one is built.
 ROWS_PER_INSERT = 100
-# Unpacking JSON rows needs the -> and ->> operators (SQLite 3.38); older builds bind the values.
-_UNPACK_JSON = sqlite3.sqlite_version_info >= (3, 38)
-
-
-def check_table(table: str) -> str:
-    """``table`` if it is a safe SQL identifier, else a ``ValueError`` saying what is allowed."""
-    if not isinstance(table, str) or not TABLE_NAME.match(table):
-        raise ValueError(
-            f"invalid table name {table!r}: use letters, digits and underscores, starting with a "
-            "letter or underscore, at most 48 characters (e.g. 'agentevals_scores')"
-        )
-    if table.lower() in SQL_KEYWORDS or table.lower().startswith(("sqlite_", "pg_")):
-        raise ValueError(
-            f"invalid table name {table!r}: it is an SQL keyword or a name the database reserves; "
-            f"pick another, e.g. 'agentevals_{table.lower()}'"
-        )
-    return table
 
 
 def check_path(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
@@ -91,34 +50,9 @@ def check_path(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
     """
     if not (isinstance(path, str) and _URL_SCHEME.match(path)):
         return path
-    url = re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", str(path))  # no password in the message
     raise ValueError(
-        f"SQLiteSink takes a file path, not the URL {url!r}: for PostgreSQL use "
+        f"SQLiteSink takes a file path, not the URL {display_address(path)!r}: for PostgreSQL use "
         'PostgresSink("postgresql://..."), for a SQLite file a path such as "agentevals.db"'
-    )
-
-
-def check_on_conflict(on_conflict: str) -> OnConflict:
-    if on_conflict == "keep":
-        return "keep"
-    if on_conflict == "replace":
-        return "replace"
-    raise ValueError(
-        f"on_conflict must be 'keep' (a re-sent record adds nothing) or 'replace' (it replaces the stored "
-        f"row), not {on_conflict!r}"
-    )
-
-
-def check_store_runs(store_runs: str) -> StoreRuns:
-    if store_runs == "sampled":
-        return "sampled"
-    if store_runs == "all":
-        return "all"
-    if store_runs == "none":
-        return "none"
-    raise ValueError(
-        f"store_runs must be 'sampled' (each scored run), 'all' (every run, scored or not) or 'none', "
-        f"not {store_runs!r}"
     )
 
 
@@ -169,7 +103,7 @@ class SQLiteSink:
         """
         conn = self._open(timeout=2.0)
         try:
-            found = {row[1] for row in conn.execute(f"PRAGMA table_info({self.table})")}
+            found = columns(conn, self.table)
             missing = [column for column in COLUMNS if column not in found]
             if missing:
                 raise SinkConfigError(
@@ -204,11 +138,7 @@ class SQLiteSink:
                 raise
             raise self._config_error(err) from err
         try:
-            conn.execute("PRAGMA page_size=16384")  # new files only: far fewer page splits than 4 KiB
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA cache_size=-16384")  # 16 MiB: keeps the indexes' hot pages cached
-            conn.execute("PRAGMA wal_autocheckpoint=2500")  # fewer, larger checkpoints (WAL <= ~40 MiB)
+            configure_writer(conn)
             ensure_schema(conn, self.table, f"SQLiteSink: {self.path}")
         except BaseException as err:
             conn.close()
@@ -242,7 +172,7 @@ class SQLiteSink:
 
     def _insert(self, conn: sqlite3.Connection, records: Sequence[ScoreRecord]) -> None:
         runs = first_per_run(records) if self.store_runs != "none" else []
-        if len(records) <= ROWS_PER_INSERT or not _UNPACK_JSON:  # nothing to overlap: bind the values
+        if len(records) <= ROWS_PER_INSERT or not UNPACKS_JSON:  # nothing to overlap: bind the values
             if runs:
                 self._bind(conn, runs, self._runs)()
             self._bind(conn, records, self._scores)()
@@ -309,13 +239,13 @@ class SQLiteSink:
         ``ScoringEngine`` and ``run_evals`` call it when they start; see ``_catalog_tables``)."""
         now = utc_text(utc_now())
         rows = [info.row(now) for info in scorers]
-        statement = upsert_scorers_sql(tables(self.table), "?")
+        statement = upsert_scorers_sql(tables(self.table), SQLITE)
         await self._worker.run(lambda: self._transaction(lambda c: c.executemany(statement, rows)))
 
     async def write_drops(self, drops: Sequence[DropCount]) -> None:
         """Add counts of runs a ``ScoringEngine`` dropped to the drops table (one upsert per key)."""
         rows = [drop.row() for drop in drops]
-        statement = add_drops_sql(tables(self.table), "?")
+        statement = add_drops_sql(tables(self.table), SQLITE)
         await self._worker.run(lambda: self._transaction(lambda c: c.executemany(statement, rows)))
 
     def _transaction(self, work: Callable[[sqlite3.Connection], object]) -> None:
@@ -357,34 +287,3 @@ class _Table:
     ) -> None:
         self.name, self.schema, self.json_row, self.sql_row = name, schema, json_row, sql_row
         self.replace = replace  # a row replaces the stored row of its id (else the stored row is kept)
-
-
-@functools.lru_cache(maxsize=256)
-def insert_json_sql(
-    table: str, rows: int, schema: tuple[tuple[str, str], ...] = SCHEMA, *, replace: bool = False
-) -> str:
-    """``INSERT OR IGNORE`` of ``rows`` rows, each one parameter: its JSON array (:func:`row_json`);
-    ``replace``: an upsert on ``id`` instead."""
-    values = ", ".join(_unpack_sql(i, kind) for i, (_, kind) in enumerate(schema))
-    params = ", ".join(["(?)"] * rows)
-    columns = ", ".join(name for name, _ in schema)
-    select = f"WITH r(j) AS MATERIALIZED (VALUES {params}) SELECT {values} FROM r"
-    if replace:  # "WHERE true": SQLite would read ON CONFLICT as a join's ON without it
-        return f"INSERT INTO {table} ({columns}) {select} WHERE true {replace_on_conflict(schema)}"
-    return f"INSERT OR IGNORE INTO {table} ({columns}) {select}"
-
-
-def _unpack_sql(index: int, kind: str) -> str:
-    # A path string, not an integer, which SQLite would format into a path for every row and column.
-    path = f"'$[{index}]'"
-    return f"NULLIF(j->{path}, 'null')" if kind == "json" else f"j->>{path}"
-
-
-@functools.lru_cache(maxsize=64)
-def insert_sql(table: str, schema: tuple[tuple[str, str], ...] = SCHEMA, *, replace: bool = False) -> str:
-    """``INSERT OR IGNORE`` of one row of ``schema``'s columns (``replace``: an upsert on ``id``)."""
-    columns = [name for name, _ in schema]
-    values = f"({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-    if replace:
-        return f"INSERT INTO {table} {values} {replace_on_conflict(schema)}"
-    return f"INSERT OR IGNORE INTO {table} {values}"

@@ -22,7 +22,8 @@ from typing import IO
 
 from agentevals._model._result import ScoreRecord
 from agentevals._store._row import SCHEMA, sql_row
-from agentevals.sinks._sqlite import check_table, insert_sql
+from agentevals._store._sqlite_writes import insert_sql
+from agentevals._store._table_name import check_table
 
 _CHILD = str(Path(__file__).with_name("_sqlite_child.py"))  # run by path: no package import
 

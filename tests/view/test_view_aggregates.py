@@ -16,6 +16,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from agentevals._store._bins import score_bin
+from agentevals._store._view_reads import filtered
 from agentevals._view import _pages, _rolled, _scorer_numbers
 from agentevals._view._app import create_app
 from agentevals._view._queries import Bucket, Filters, Reader
@@ -249,8 +250,8 @@ def test_overview_totals_from_the_rollup_equal_the_rows(
 ) -> None:
     f = _filters(since, until, entity)
     with Reader(generated_store) as reader, reader.session() as q:
-        where, params = q.where(f)
-        scanned = q.rows(
+        where, params = filtered(q.reading, f)
+        scanned = q.reading.rows(
             "SELECT substr(created_at, 1, 10), scorer_id, outcome, error_type, skip_reason, COUNT(*), "
             "COUNT(score), COALESCE(SUM(score), 0), MIN(score), MAX(score), COUNT(cost_usd), "
             "COALESCE(SUM(cost_usd), 0), "
@@ -277,10 +278,12 @@ def test_filter_choices_equal_a_scan_of_the_scores(generated_store: Path) -> Non
     with Reader(generated_store) as reader, reader.session() as q:
         choices = q.choices()
         assert choices["range"] == tuple(
-            q.rows("SELECT MIN(created_at), MAX(created_at) FROM agentevals_scores")[0]
+            q.reading.rows("SELECT MIN(created_at), MAX(created_at) FROM agentevals_scores")[0]
         )
         for key, column in (("entities", "entity"), ("scorers", "scorer_id"), ("evals", "eval_id")):
-            scanned = q.rows(f"SELECT DISTINCT {column} FROM agentevals_scores WHERE {column} IS NOT NULL")
+            scanned = q.reading.rows(
+                f"SELECT DISTINCT {column} FROM agentevals_scores WHERE {column} IS NOT NULL"
+            )
             assert choices[key] == sorted(row[0] for row in scanned), key
         assert q.choices(limit=2)["scorers"] == sorted({r.scorer_id for r in generated_records()})[:2]
 
