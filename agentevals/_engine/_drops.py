@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from agentevals._store._catalog_tables import DropCount
+from agentevals._store._hours import hour_bucket
 
 #: (reason, entity, ids of the scorers the run was sampled for) -> runs.
 _Key = tuple[str, str, tuple[str, ...]]
@@ -36,7 +37,7 @@ class DropLedger:
         counts, self._counts = self._counts, {}
         if not counts:
             return []
-        bucket = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H")
+        bucket = hour_bucket(now or datetime.now(UTC))
         rows: dict[tuple[str, str, str], int] = {}
         for (reason, entity, scorer_ids), runs in counts.items():
             for scorer_id in ("", *scorer_ids):
