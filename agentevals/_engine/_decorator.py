@@ -110,7 +110,7 @@ class _Capture:
         entity: str,
         input_arg: str | None,
     ) -> None:
-        self.scoring = scoring
+        self.submit = scoring.submit
         self.entity = entity
         self.signature: inspect.Signature | None
         try:
@@ -151,7 +151,7 @@ class _Capture:
         except Exception:
             log.exception("agentevals: could not capture a call of %s", self.entity)
             return
-        self.scoring.submit(run)
+        self.submit(run)
 
     def _input_of(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.signature is None or self.input_name is None:

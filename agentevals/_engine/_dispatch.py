@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from agentevals._engine._config import ScorerEntry
-from agentevals._engine._delivery import Delivery
+from agentevals._engine._delivery import Delivery, SinkWriter
 from agentevals._engine._inline import CHUNK, Chunk, InlineWorker, Pair
 from agentevals._engine._intake import Intake
 from agentevals._engine._options import ScoringOptions
-from agentevals._engine._sink_worker import SinkWorker
 from agentevals._engine._stats import percentile
 from agentevals._model._deferred_run import DeferredRun
 from agentevals._model._errors import RunBuildError
@@ -301,7 +300,7 @@ class Dispatch:
         self._pair_done(state)
         return None
 
-    async def _put_then_done(self, writers: list[SinkWorker], record: ScoreRecord, state: _RunState) -> None:
+    async def _put_then_done(self, writers: list[SinkWriter], record: ScoreRecord, state: _RunState) -> None:
         try:
             await self._delivery.put(record, writers)
         finally:

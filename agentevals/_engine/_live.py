@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+from agentevals._engine._engine import ScoringEngine
 from agentevals._model._messages import AgentInput
 from agentevals._model._run import Run, looks_like_agent_input
 from agentevals._scoring._scorer import Scorer
@@ -22,10 +23,13 @@ log = logging.getLogger("agentevals.capture")
 class Engine(Protocol):
     """What an integration needs of a scoring engine; :class:`~agentevals.ScoringEngine` is one.
 
-    ``submit_lazy`` builds the run (``build()``) only once a scorer has sampled it; an engine that
-    samples nothing may simply submit ``build()``. ``flush`` and ``shutdown`` return something truthy
-    when every submitted run was scored and stored; ``stats`` counts what happened to the runs and
-    records.
+    ``submit`` and ``submit_lazy`` run on the agent's thread and never raise into the agent: they
+    return ``True`` when the run was accepted and ``False`` (logged or counted) when it was not.
+    :class:`LiveScoring` holds any other engine to that promise: a submit of such an engine that raises
+    is logged and returns ``False``. ``submit_lazy`` builds the run (``build()``) only once a scorer
+    has sampled it; an engine that samples nothing may simply submit ``build()``. ``flush`` and
+    ``shutdown`` return something truthy when every submitted run was scored and stored; ``stats``
+    counts what happened to the runs and records.
     """
 
     def submit(self, run: Run) -> bool: ...
@@ -39,6 +43,12 @@ class Engine(Protocol):
     def shutdown(self, timeout: float = 30.0) -> FlushReport: ...
 
     def stats(self) -> EngineStats: ...
+
+
+class LazySubmit(Protocol):
+    """The type of :attr:`LiveScoring.submit_lazy` (an engine's ``submit_lazy``)."""
+
+    def __call__(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool: ...
 
 
 def scorer_specs(scorers: Any, sampling: Any = None, score_errors: bool | None = None) -> Any:
@@ -98,8 +108,6 @@ def build_engine(
         return engine
     if scorers is None:
         raise ValueError(f"{owner} needs scorers={{...}} (and usually sinks=[...]) or a ready engine=")
-    from agentevals._engine import ScoringEngine
-
     check_engine_options(owner, engine_options, ScoringEngine)
     # sinks=None keeps the engine's default; sinks=[] means "no sinks" and is passed as such.
     return ScoringEngine(scorer_specs(scorers, sampling, score_errors), sinks=sinks, **engine_options)
@@ -121,6 +129,30 @@ def check_engine_options(owner: str, options: Mapping[str, Any], engine_type: ty
         )
 
 
+class NeverRaising:
+    """The submits of any engine but a ``ScoringEngine`` (a user's own), held to the :class:`Engine`
+    promise: a submit that raises is logged and returns ``False``."""
+
+    __slots__ = ("_engine",)
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def submit(self, run: Run) -> bool:
+        try:
+            return bool(self._engine.submit(run))
+        except Exception:
+            log.exception("agentevals: could not submit run %s for scoring", getattr(run, "run_id", None))
+            return False
+
+    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
+        try:
+            return bool(self._engine.submit_lazy(build, run_id=run_id, trace_id=trace_id))
+        except Exception:
+            log.exception("agentevals: could not submit run %s for scoring", run_id)
+            return False
+
+
 class LiveScoring:
     """The base of every live integration: it owns the engine and hands it runs without ever raising.
 
@@ -129,8 +161,8 @@ class LiveScoring:
     ``ScoringEngine`` keyword such as ``broker=`` or ``redact=``) and it builds a
     :class:`~agentevals.ScoringEngine`. Submit failed runs too (``Run.error`` set): each scorer scores
     them only with ``score_errors=True``, and otherwise writes a skipped record (``run_failed``).
-    Subclasses capture runs and call :meth:`submit` or
-    :meth:`submit_lazy`; users call :meth:`flush` before reading results and :meth:`shutdown` at exit.
+    Subclasses capture runs and call :attr:`submit` or
+    :attr:`submit_lazy`; users call :meth:`flush` before reading results and :meth:`shutdown` at exit.
 
     >>> from agentevals import Run, create_scorer
     >>> from agentevals.live import LiveScoring
@@ -147,6 +179,11 @@ class LiveScoring:
     """
 
     engine: Engine
+    submit: Callable[[Run], bool]
+    """Hand the engine a finished run; ``True`` when accepted. Never raises (see :class:`Engine`)."""
+    submit_lazy: LazySubmit
+    """Hand the engine a run by its ids, built (``build()``) only if a scorer samples it; ``True`` when
+    accepted. Never raises."""
     #: How error messages about this integration's arguments name it (default: the class name).
     label: ClassVar[str | None] = None
 
@@ -169,6 +206,10 @@ class LiveScoring:
             score_errors=score_errors,
             **engine_options,
         )
+        # Bound once: a submit on the agent's thread calls the ScoringEngine's own method, no wrapper.
+        submits = self.engine if type(self.engine) is ScoringEngine else NeverRaising(self.engine)
+        self.submit = submits.submit
+        self.submit_lazy = submits.submit_lazy
 
     def flush(self, timeout: float = 30.0) -> FlushReport:
         """Wait until every submitted run is scored and written to the sinks; the report is truthy when
@@ -182,27 +223,6 @@ class LiveScoring:
     def shutdown(self, timeout: float = 30.0) -> FlushReport:
         """Flush and stop the engine."""
         return self.engine.shutdown(timeout)
-
-    def submit(self, run: Run) -> bool:
-        """Hand ``run`` to the engine; log (never raise) if the engine fails."""
-        return submit_safely(self.engine, run)
-
-    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None) -> bool:
-        """Hand the engine a run to build only if a scorer samples it; log (never raise) on failure."""
-        try:
-            return bool(self.engine.submit_lazy(build, run_id=run_id, trace_id=trace_id))
-        except Exception:
-            log.exception("agentevals: could not submit run %s for scoring", run_id)
-            return False
-
-
-def submit_safely(engine: Engine, run: Run) -> bool:
-    """Hand ``run`` to ``engine``; log (never raise) if the engine fails."""
-    try:
-        return bool(engine.submit(run))
-    except Exception:
-        log.exception("agentevals: could not submit run %s for scoring", run.run_id)
-        return False
 
 
 def as_agent_input(value: Any) -> AgentInput | None:

@@ -90,3 +90,34 @@ def test_a_failing_submit_lazy_is_logged_never_raised(caplog: pytest.LogCaptureF
     with caplog.at_level(logging.ERROR, logger="agentevals.capture"):
         assert Replies(engine=Failing()).on_reply("r1", "hi", "hello") is False
     assert "could not submit run r1" in caplog.text
+
+
+def test_a_failing_submit_is_logged_never_raised(caplog: pytest.LogCaptureFixture) -> None:
+    class Failing(LazyEngine):
+        def submit(self, run: Run) -> bool:
+            raise RuntimeError("engine exploded")
+
+    with caplog.at_level(logging.ERROR, logger="agentevals.capture"):
+        assert Replies(engine=Failing()).submit(Run(run_id="r2", input="hi", output="hello")) is False
+    assert "could not submit run r2" in caplog.text
+
+
+def test_a_scoring_engine_takes_the_submits_itself_without_a_wrapper() -> None:
+    engine = ScoringEngine(length_scorer(), sinks=[])
+    try:
+        replies = Replies(engine=engine)
+        assert replies.submit.__self__ is engine  # type: ignore[attr-defined]
+        assert replies.submit_lazy.__self__ is engine  # type: ignore[attr-defined]
+        assert replies.on_reply("r1", "hi", "hello")
+        assert engine.flush(10)
+        assert engine.stats().scored == 1
+    finally:
+        engine.shutdown(timeout=5)
+
+
+def test_a_custom_engine_is_guarded_once_and_keeps_its_identity() -> None:
+    engine = LazyEngine()
+    replies = Replies(engine=engine)
+    assert replies.engine is engine
+    guard = replies.submit.__self__  # type: ignore[attr-defined]
+    assert guard is not engine and replies.submit_lazy.__self__ is guard  # type: ignore[attr-defined]

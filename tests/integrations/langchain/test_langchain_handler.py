@@ -241,6 +241,7 @@ def test_end_to_end_with_the_real_engine_and_sampling(weather_agent: Any) -> Non
         sinks=[memory],
     )
     assert isinstance(handler.engine, ScoringEngine)
+    assert handler.submit_lazy.__self__ is handler.engine  # type: ignore[attr-defined]  # no wrapper per run
     ids = [uuid.uuid4() for _ in range(4)]
     for i, run_id in enumerate(ids):
         weather_agent.invoke(ask(f"c{i}"), config={"callbacks": [handler], "run_id": run_id})
