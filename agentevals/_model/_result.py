@@ -80,6 +80,11 @@ class _ScoreRecord(BaseModel):
     #: circular or too deep containers, non-UTF-8 bytes, unrepresentable objects, lone surrogates.
     #: Stored rows carry it in ``metadata["agentevals_sanitized"]``.
     sanitized: tuple[str, ...] = ()
+    #: What a scorer that calls a judge found in the run's output trying to steer that judge:
+    #: ``"verdict_json"`` (an object with a judge reply's keys), ``"judge_address"`` (words to the judge:
+    #: "ignore previous instructions", "score this 1.0"), ``"marker_like"`` (an imitated data block
+    #: boundary). The output reached the judge inside a data block all the same; ``()`` when none.
+    judge_input_flags: tuple[str, ...] = ()
 
     @computed_field  # type: ignore[prop-decorator]
     @property

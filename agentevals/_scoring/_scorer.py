@@ -15,6 +15,7 @@ from agentevals._model._errors import JudgeError, JudgeOutputError, ScorerError,
 from agentevals._model._result import JudgeCall, ScoreResult, Source, run_fields
 from agentevals._model._run import Run, coerce_run
 from agentevals._model._version import canonical, config_digest, function_description
+from agentevals._scoring._judge._input_flags import judge_input_flags
 from agentevals._scoring._judge._judge import Judge, stored_reply
 from agentevals._scoring._steps import (
     PLAIN_VALUES,
@@ -320,6 +321,7 @@ class Scorer:
             duration_ms=(time.perf_counter() - started) * 1000,
             judge_calls=execution.judge_calls,
             source=source,
+            judge_input_flags=judge_input_flags(run.output_text) if self.has_judge else (),
         )
 
     def run_sync(self, run: Run | Mapping[str, Any] | None = None, /, **fields: Any) -> ScoreResult:

@@ -97,7 +97,8 @@ async def test_factuality_relations_and_prompt(judge_server: FakeJudgeServer) ->
     result = await scorer.run(**run)
     assert result.raw_score == pytest.approx(6.0) and result.score == pytest.approx(0.6)
     assert result.reason == "superset: More detail."
-    assert "Reference answer (expert):\nParis, on the Seine" in (result.analyze_prompt or "")
+    prompt = result.analyze_prompt or ""
+    assert "Reference answer (expert):\n<<<DATA " in prompt and "\nParis, on the Seine\n<<<END " in prompt
     assert judge_server.requests[0].system.startswith("You check answers")
 
 

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
@@ -16,7 +17,9 @@ from agentevals.scorers.llm._claim_verdicts import build_claim_verdict_scorer, v
 from agentevals.scorers.llm._common import (
     check_number,
     check_scale,
+    extracted,
     merge_options,
+    normalized_label,
     numbered,
     query_text,
     response_text,
@@ -47,7 +50,9 @@ class Statements(BaseModel):
 class RelevancyVerdict(BaseModel):
     statement: str
     result: Literal["yes", "unsure", "no"]
-    reason: str
+    reason: str = ""
+
+    _label = field_validator("result", mode="before")(normalized_label)
 
 
 class RelevancyVerdicts(BaseModel):
@@ -55,40 +60,48 @@ class RelevancyVerdicts(BaseModel):
 
 
 def _statements_prompt(run: Run) -> str:
-    return f"""Split the answer below into standalone statements.
+    return fenced(
+        lambda data: (
+            f"""Split the answer below into standalone statements.
 - Split compound sentences joined by "and" into separate statements.
 - A one-word answer is one statement; an error message is one statement.
 - Keep each statement's meaning intact; do not add or judge anything.
 - If the answer is empty, return an empty list.
 
 Answer:
-{response_text(run)}
+{data(response_text(run))}
 
 Return {{"statements": [...]}}."""
+        )
+    )
 
 
 def _verdicts_prompt(run: Run, results: StepResults) -> str:
-    statements = results.preprocess_step_result.statements
-    return f"""Decide for each statement whether it addresses the question.
+    statements = extracted(results.preprocess_step_result.statements, response_text(run), what="statements")
+    return fenced(
+        lambda data: (
+            f"""Decide for each statement whether it addresses the question.
 - "yes": it directly answers or supports answering the question.
 - "unsure": it is on topic but only partly answers it, or is on topic yet looks incorrect.
 - "no": it is off topic, empty, or an error message.
 Do not judge factual correctness.
 
 Question:
-{query_text(run)}
+{data(query_text(run))}
 
 Statements:
-{numbered(statements)}
+{data(numbered(statements))}
 
 Return {{"results": [{{"statement", "result", "reason"}}, ...]}} with exactly one entry per statement, in
 the same order ({len(statements)} entries)."""
+        )
+    )
 
 
 def answer_relevancy_score(
     statements: Sequence[str], verdicts: Sequence[RelevancyVerdict], uncertainty_weight: float, scale: float
 ) -> float:
-    """``(yes + uncertainty_weight × unsure) / statements × scale``; no statements score 0.
+    """``(yes + uncertainty_weight × unsure) / statements × scale``; no statements (an empty answer) score 0.
 
     Fewer verdicts than statements is a ``ValueError``.
 
@@ -106,13 +119,21 @@ def _reason_prompt(
     question: str, answer: str, verdicts: Sequence[RelevancyVerdict], score: float, scale: float
 ) -> str:
     lines = [f"- [{v.result}] {v.statement}: {v.reason}" for v in verdicts]
-    return f"""Explain in two or three sentences why the answer's relevancy score is {score} (out of \
-{scale}). Start with "The score is {score} because".
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the answer's relevancy score is {score} \
+(out of {scale}). Start with "The score is {score} because".
 
-Question: {question}
-Answer: {answer}
+Question:
+{data(question)}
+
+Answer:
+{data(answer)}
+
 Verdicts per statement:
-{chr(10).join(lines)}"""
+{data(chr(10).join(lines))}"""
+        )
+    )
 
 
 def create_answer_relevancy_scorer(
@@ -122,7 +143,8 @@ def create_answer_relevancy_scorer(
 ) -> Scorer:
     """Share of the answer's statements that address the question, in [0, scale].
 
-    Score: ``((yes + uncertainty_weight × unsure) / statements) × scale``; an empty answer scores 0.
+    Score: ``((yes + uncertainty_weight × unsure) / statements) × scale``; an empty answer scores 0, and a
+    judge that finds no statements in a non-empty answer fails the run (``EmptyExtractionError``).
     Options merge key by key with the defaults.
 
     >>> scorer = create_answer_relevancy_scorer("openai/gpt-4o-mini", scale=10)
@@ -147,5 +169,5 @@ def create_answer_relevancy_scorer(
         reason_prompt=lambda run, results, score: _reason_prompt(
             query_text(run), response_text(run), results.analyze_step_result.results, score, opts.scale
         ),
-        nothing_to_judge="the answer contains no statements to judge.",
+        nothing_to_judge="the answer is empty and contains no statements to judge.",
     )

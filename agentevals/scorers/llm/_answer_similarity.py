@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep, StepResults
@@ -18,8 +19,10 @@ from agentevals.scorers.llm._common import (
     check_number,
     check_scale,
     expect_count,
+    extracted,
     make_judge,
     merge_options,
+    normalized_label,
     numbered,
     query_text,
     reason_step,
@@ -67,13 +70,15 @@ class UnitMatch(BaseModel):
     ground_truth_unit: str
     output_unit: str | None
     match_type: Literal["exact", "semantic", "partial", "missing"]
-    explanation: str
+    explanation: str = ""
+
+    _label = field_validator("match_type", mode="before")(normalized_label)
 
 
 class Contradiction(BaseModel):
     output_unit: str
     ground_truth_unit: str
-    explanation: str
+    explanation: str = ""
 
 
 class SimilarityAnalysis(BaseModel):
@@ -94,16 +99,20 @@ def _units_prompt(run: Run, require_ground_truth: bool) -> str:
             "dataset item, or pass require_ground_truth=False to score such runs 0",
             reason="no_ground_truth",
         )
-    return f"""Break each text into its semantic units: the separate facts, claims, numbers and
+    return fenced(
+        lambda data: (
+            f"""Break each text into its semantic units: the separate facts, claims, numbers and
 names it states, one short standalone sentence each. Empty text gives an empty list.
 
 Answer (output):
-{response_text(run) or "(empty)"}
+{data(response_text(run) or "(empty)")}
 
 Reference answer (ground truth):
-{truth or "(none)"}
+{data(truth or "(none)")}
 
 Return {{"output_units": [...], "ground_truth_units": [...]}}."""
+        )
+    )
 
 
 def answer_similarity_score(
@@ -111,7 +120,8 @@ def answer_similarity_score(
 ) -> float:
     """The similarity formula of :func:`create_answer_similarity_scorer`, in [0, ``options.scale``].
 
-    No reference units score 0; fewer matches than reference units is a ``ValueError``.
+    No reference units (no reference answer) score 0; fewer matches than reference units is a
+    ``ValueError``.
 
     >>> units = SemanticUnits(output_units=["a"], ground_truth_units=["a", "b"])
     >>> exact = UnitMatch(ground_truth_unit="a", output_unit="a", match_type="exact", explanation="")
@@ -138,8 +148,17 @@ def answer_similarity_score(
     return scaled(min(max(value, 0.0), 1.0), options.scale)
 
 
-def _analysis_prompt(units: SemanticUnits) -> str:
-    return f"""For each reference unit, find how the answer covers it:
+def _analysis_prompt(run: Run, units: SemanticUnits) -> str:
+    answer_units: Sequence[str] = units.output_units
+    reference_units: Sequence[str] = units.ground_truth_units
+    if _ground_truth(run):  # without a reference the score is 0 whatever the units
+        reference_units = extracted(
+            reference_units, _ground_truth(run), what="semantic units", source="reference answer"
+        )
+        answer_units = extracted(answer_units, response_text(run), what="semantic units")
+    return fenced(
+        lambda data: (
+            f"""For each reference unit, find how the answer covers it:
 - "exact": the answer states the same thing in (nearly) the same words;
 - "semantic": the answer states the same meaning in other words;
 - "partial": the answer states part of it;
@@ -148,24 +167,37 @@ Also list answer units absent from the reference (extra_in_output) and every ans
 contradicts a reference unit (contradictions).
 
 Reference units:
-{numbered(units.ground_truth_units)}
+{data(numbered(reference_units))}
 
 Answer units:
-{numbered(units.output_units)}
+{data(numbered(answer_units))}
 
 Return {{"matches": [{{"ground_truth_unit", "output_unit", "match_type", "explanation"}}], \
 "extra_in_output": [...], "contradictions": [{{"output_unit", "ground_truth_unit", "explanation"}}]}} with
-exactly one match per reference unit, in order ({len(units.ground_truth_units)} matches)."""
+exactly one match per reference unit, in order ({len(reference_units)} matches)."""
+        )
+    )
 
 
 def _reason_prompt(run: Run, analysis: SimilarityAnalysis, score: float, scale: float) -> str:
-    return f"""Explain in two or three sentences why the answer scored {score} (out of {scale}) for
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the answer scored {score} (out of {scale}) for
 similarity to the reference, and what would make it match better.
 
-Question: {query_text(run)}
-Answer: {response_text(run)}
-Reference: {_ground_truth(run)}
-Analysis: {analysis.model_dump_json()}"""
+Question:
+{data(query_text(run))}
+
+Answer:
+{data(response_text(run))}
+
+Reference:
+{data(_ground_truth(run))}
+
+Analysis:
+{data(analysis.model_dump_json())}"""
+        )
+    )
 
 
 def create_answer_similarity_scorer(
@@ -180,7 +212,8 @@ def create_answer_similarity_scorer(
     ``units × (1 + exact_match_bonus)``, then each contradiction subtracts ``contradiction_penalty`` and
     extra information subtracts ``extra_info_penalty`` each (at most 0.2); clamped to [0, 1], × scale.
     A run without ground truth is skipped (``no_ground_truth``) unless ``require_ground_truth=False``
-    (then it scores 0).
+    (then it scores 0). A judge that finds no semantic units in a non-empty answer or reference fails the
+    run (``EmptyExtractionError``).
 
     >>> create_answer_similarity_scorer("openai/gpt-4o-mini", semantic_threshold=0.7).id
     'answer_similarity'
@@ -215,7 +248,7 @@ def create_answer_similarity_scorer(
         .analyze(
             PromptStep(
                 "Match reference units against the answer",
-                lambda results: _analysis_prompt(results.preprocess_step_result),
+                lambda run, results: _analysis_prompt(run, results.preprocess_step_result),
                 SimilarityAnalysis,
             )
         )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals.scorers.llm._common import (
     NO_CONTEXT_HINT,
     numbered,
@@ -14,28 +15,36 @@ from agentevals.scorers.llm._common import (
 
 
 def claims_prompt(run: Run) -> str:
-    return f"""List every claim the text makes: each factual statement, and each speculative one
+    return fenced(
+        lambda data: (
+            f"""List every claim the text makes: each factual statement, and each speculative one
 ("might", "probably"), as a short standalone sentence. Opinions about style are not claims. An empty
 text has no claims.
 
 Text:
-{response_text(run) or "(empty)"}
+{data(response_text(run) or "(empty)")}
 
 Return {{"claims": [...]}}."""
+        )
+    )
 
 
 def verdict_prompt(claims: Sequence[str], context: Sequence[str], labels: str, what: str) -> str:
-    return f"""Check each claim against the context only.
+    return fenced(
+        lambda data: (
+            f"""Check each claim against the context only.
 {labels}
 
 Context:
-{numbered(context)}
+{data(numbered(context))}
 
 Claims:
-{numbered(claims)}
+{data(numbered(claims))}
 
 Return {{"verdicts": [{{"{what}", "verdict", "reason"}}, ...]}} with exactly one verdict per claim, in
 order ({len(claims)} verdicts)."""
+        )
+    )
 
 
 def need_context(name: str, context: list[str]) -> list[str]:

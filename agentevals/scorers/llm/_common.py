@@ -1,4 +1,5 @@
-"""Shared plumbing of the LLM-judged scorers: options merging, judge setup, text and context helpers."""
+"""Shared plumbing of the LLM-judged scorers: options merging, judge setup, judge output types, text and
+context helpers."""
 
 from __future__ import annotations
 
@@ -30,10 +31,50 @@ RENAMED_OPTIONS: Mapping[str, str] = {"context_extractor": "get_context", "sourc
 is an error that names the new one."""
 
 
+# -- judge output -------------------------------------------------------------------------------------
+
+
 class Claims(BaseModel):
     """Preprocess output shared by the claim-checking scorers."""
 
     claims: list[str]
+
+
+def normalized_label(value: object) -> object:
+    """A judge's label as the schema spells it (``"Yes"``, ``" YES "`` -> ``"yes"``); other values as given.
+
+    A verdict model reads its label fields with it: ``_label = field_validator("verdict",
+    mode="before")(normalized_label)``; the JSON schema sent to the judge still lists the lowercase
+    values. (Not an ``Annotated`` alias: typing caches it per set of values, so two models listing the
+    same values in another order would share one order.)
+
+    >>> normalized_label(" Unsure "), normalized_label(3)
+    ('unsure', 3)
+    """
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+class EmptyExtractionError(ValueError):
+    """The judge extracted nothing (no claims, statements, units...) from a non-empty text."""
+
+
+def nothing_extracted(what: str, source: str) -> EmptyExtractionError:
+    """The error for a judge that extracted no ``what`` from a non-empty ``source``."""
+    return EmptyExtractionError(
+        f"the judge extracted no {what} from a non-empty {source}; the score would be meaningless "
+        "(retry, or use a stronger judge model)"
+    )
+
+
+def extracted(items: Sequence[T], text: str, *, what: str, source: str = "output") -> Sequence[T]:
+    """``items``, or :func:`nothing_extracted`'s error when there are none though ``text`` is not empty.
+
+    >>> extracted([], "", what="claims")  # an empty output has no claims
+    []
+    """
+    if not items and text.strip():
+        raise nothing_extracted(what, source)
+    return items
 
 
 # -- options -----------------------------------------------------------------------------------------

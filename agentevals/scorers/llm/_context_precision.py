@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep
@@ -17,6 +18,7 @@ from agentevals.scorers.llm._common import (
     as_text,
     expect_count,
     merge_options,
+    normalized_label,
     query_text,
     response_text,
     scaled,
@@ -37,7 +39,9 @@ class ContextPrecisionOptions(ContextOptions):
 class PrecisionVerdict(BaseModel):
     context_index: int
     verdict: Literal["yes", "no"]
-    reason: str
+    reason: str = ""
+
+    _label = field_validator("verdict", mode="before")(normalized_label)
 
 
 class PrecisionVerdicts(BaseModel):
@@ -87,31 +91,41 @@ def _expected_answer(run: Run) -> str:
 
 def _verdicts_prompt(run: Run, context: Sequence[str]) -> str:
     pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
-    return f"""For each context piece, decide whether it is useful for producing the expected answer
-to the question ("yes") or not ("no").
+    return fenced(
+        lambda data: (
+            f"""For each context piece, decide whether it is useful for producing the expected
+answer to the question ("yes") or not ("no").
 
 Question:
-{query_text(run)}
+{data(query_text(run))}
 
 Expected answer:
-{_expected_answer(run) or "(empty)"}
+{data(_expected_answer(run) or "(empty)")}
 
 Context pieces (index in brackets):
-{pieces}
+{data(pieces)}
 
 Return {{"verdicts": [{{"context_index", "verdict", "reason"}}, ...]}} with exactly one verdict per piece,
 indices 0 to {len(context) - 1}."""
+        )
+    )
 
 
 def _reason_prompt(question: str, verdicts: Sequence[PrecisionVerdict], score: float, scale: float) -> str:
     lines = [f"- [{v.context_index}] {v.verdict}: {v.reason}" for v in verdicts]
-    return f"""Explain in two or three sentences why the context precision score is {score} (out of
-{scale}). The score is the mean average precision: relevant pieces ranked early raise it. Say which
-pieces were relevant and how their positions affected the score.
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the context precision
+score is {score} (out of {scale}). The score is the mean average precision: relevant pieces ranked
+early raise it. Say which pieces were relevant and how their positions affected the score.
 
-Question: {question}
+Question:
+{data(question)}
+
 Verdicts per context piece:
-{chr(10).join(lines)}"""
+{data(chr(10).join(lines))}"""
+        )
+    )
 
 
 def create_context_precision_scorer(

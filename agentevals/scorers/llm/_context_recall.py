@@ -6,15 +6,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
 from agentevals.scorers.llm._claim_verdicts import YES_COUNTS, build_claim_verdict_scorer, verdict_share
-from agentevals.scorers.llm._common import Claims, as_text, merge_options, numbered, query_text
+from agentevals.scorers.llm._common import (
+    Claims,
+    as_text,
+    extracted,
+    merge_options,
+    normalized_label,
+    numbered,
+    query_text,
+)
 from agentevals.scorers.llm._context_options import ContextOptions, required_context
 
 INSTRUCTIONS = (
@@ -31,7 +40,9 @@ class ContextRecallOptions(ContextOptions):
 class RecallVerdict(BaseModel):
     claim: str
     verdict: Literal["yes", "no"]
-    reason: str
+    reason: str = ""
+
+    _label = field_validator("verdict", mode="before")(normalized_label)
 
 
 class RecallVerdicts(BaseModel):
@@ -50,26 +61,35 @@ def _ground_truth(run: Run) -> str:
 
 
 def _claims_prompt(run: Run) -> str:
-    return f"""List the atomic claims of the reference answer: each separate fact as a short standalone
-sentence.
+    truth = _ground_truth(run)
+    return fenced(
+        lambda data: (
+            f"""List the atomic claims of the reference answer: each separate fact as a short
+standalone sentence.
 
 Reference answer:
-{_ground_truth(run)}
+{data(truth)}
 
 Return {{"claims": [...]}}."""
+        )
+    )
 
 
 def _verdicts_prompt(context: Sequence[str], claims: Sequence[str]) -> str:
-    return f"""For each claim, decide whether the context supports it ("yes") or not ("no").
+    return fenced(
+        lambda data: (
+            f"""For each claim, decide whether the context supports it ("yes") or not ("no").
 
 Context:
-{numbered(context)}
+{data(numbered(context))}
 
 Claims:
-{numbered(claims)}
+{data(numbered(claims))}
 
 Return {{"verdicts": [{{"claim", "verdict", "reason"}}, ...]}} with exactly one verdict per claim, in
 order ({len(claims)} verdicts)."""
+        )
+    )
 
 
 def context_recall_score(claims: Sequence[str], verdicts: Sequence[RecallVerdict], scale: float) -> float:
@@ -86,12 +106,18 @@ def context_recall_score(claims: Sequence[str], verdicts: Sequence[RecallVerdict
 
 def _reason_prompt(question: str, verdicts: Sequence[RecallVerdict], score: float, scale: float) -> str:
     lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in verdicts]
-    return f"""Explain in two or three sentences why the context recall score is {score} (out of
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the context recall score is {score} (out of
 {scale}), naming reference claims the context does not cover.
 
-Question: {question}
+Question:
+{data(question)}
+
 Verdicts ("yes" = the context supports the claim):
-{chr(10).join(lines)}"""
+{data(chr(10).join(lines))}"""
+        )
+    )
 
 
 def create_context_recall_scorer(
@@ -103,7 +129,8 @@ def create_context_recall_scorer(
 
     Needs ``run.ground_truth`` (the run is skipped otherwise, ``no_ground_truth``: never a silent 0). Context:
     ``get_context(run)`` (wins), ``context``, or the run's ``run.context`` / tool results; with none
-    the run is skipped (``no_context``). A reference without claims scores 0.
+    the run is skipped (``no_context``). A judge that extracts no claims from the reference answer fails
+    the run (``EmptyExtractionError``).
 
     >>> create_context_recall_scorer("openai/gpt-4o-mini", context=["doc"]).id
     'context_recall'
@@ -112,8 +139,14 @@ def create_context_recall_scorer(
     extractor = opts.extractor()
 
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
+        claims = extracted(
+            results.preprocess_step_result.claims,
+            _ground_truth(run),
+            what="claims",
+            source="reference answer",
+        )
         context = await required_context(run, opts, extractor, "context recall")
-        return _verdicts_prompt(context, results.preprocess_step_result.claims)
+        return _verdicts_prompt(context, claims)
 
     return build_claim_verdict_scorer(
         id="context_recall",
@@ -130,5 +163,4 @@ def create_context_recall_scorer(
         reason_prompt=lambda run, results, score: _reason_prompt(
             query_text(run), results.analyze_step_result.verdicts, score, opts.scale
         ),
-        nothing_to_judge="the reference answer contains no claims to look for.",
     )

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep
@@ -17,6 +18,7 @@ from agentevals.scorers.llm._common import (
     expect_count,
     make_judge,
     merge_options,
+    normalized_label,
     numbered,
     query_text,
     reason_step,
@@ -64,7 +66,9 @@ class ContextEvaluation(BaseModel):
     context_piece: str
     relevance_level: Literal["high", "medium", "low", "none"]
     was_used: bool
-    reasoning: str
+    reasoning: str = ""
+
+    _label = field_validator("relevance_level", mode="before")(normalized_label)
 
 
 class RelevanceAnalysis(BaseModel):
@@ -98,24 +102,28 @@ def context_relevance_score(
 
 def _analysis_prompt(run: Run, context: Sequence[str]) -> str:
     pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
-    return f"""Assess each context piece for the question:
+    return fenced(
+        lambda data: (
+            f"""Assess each context piece for the question:
 - relevance_level: "high" (directly needed), "medium" (helpful), "low" (marginal), "none" (unrelated);
 - was_used: whether the answer relies on information from this piece.
 Then list information a good answer needs that no piece provides (missing_context; empty if none),
 and give a one-sentence overall assessment.
 
 Question:
-{query_text(run)}
+{data(query_text(run))}
 
 Answer:
-{response_text(run) or "(empty)"}
+{data(response_text(run) or "(empty)")}
 
 Context pieces (index in brackets):
-{pieces}
+{data(pieces)}
 
 Return {{"evaluations": [{{"context_index", "context_piece", "relevance_level", "was_used", "reasoning"}}],
 "missing_context": [...], "overall_assessment": "..."}} with exactly one evaluation per piece
 ({len(context)} evaluations)."""
+        )
+    )
 
 
 def _reason_prompt(question: str, analysis: RelevanceAnalysis, score: float, scale: float) -> str:
@@ -123,15 +131,24 @@ def _reason_prompt(question: str, analysis: RelevanceAnalysis, score: float, sca
         f"- [{e.context_index}] {e.relevance_level}, {'used' if e.was_used else 'unused'}: {e.reasoning}"
         for e in analysis.evaluations
     ]
-    return f"""Explain in two or three sentences why the context relevance score is {score} (out of
-{scale}), mentioning irrelevant or unused pieces and missing information.
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the context relevance
+score is {score} (out of {scale}), mentioning irrelevant or unused pieces and missing information.
 
-Question: {question}
+Question:
+{data(question)}
+
 Evaluations:
-{chr(10).join(lines)}
+{data(chr(10).join(lines))}
+
 Missing information:
-{numbered(analysis.missing_context)}
-Overall: {analysis.overall_assessment}"""
+{data(numbered(analysis.missing_context))}
+
+Overall:
+{data(analysis.overall_assessment)}"""
+        )
+    )
 
 
 def create_context_relevance_scorer(

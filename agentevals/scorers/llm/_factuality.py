@@ -6,14 +6,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep, StepResults
-from agentevals.scorers.llm._common import check_scale, make_judge, merge_options
+from agentevals.scorers.llm._common import check_scale, make_judge, merge_options, normalized_label
 
 Relation = Literal["subset", "superset", "same", "conflict", "equivalent"]
 
@@ -36,7 +37,9 @@ class FactualityVerdict(BaseModel):
     relation: Relation = Field(
         description="subset | superset | same | conflict | equivalent (see the prompt)"
     )
-    reason: str = Field(description="One or two sentences naming the facts that decided it")
+    reason: str = Field(default="", description="One or two sentences naming the facts that decided it")
+
+    _label = field_validator("relation", mode="before")(normalized_label)
 
 
 def _prompt(run: Run) -> str:
@@ -44,16 +47,18 @@ def _prompt(run: Run) -> str:
         raise SkipRun(
             "factuality compares the output with ground_truth, but the run has none", reason="no_ground_truth"
         )
-    return f"""Compare the factual content of a submitted answer with an expert's reference answer.
+    return fenced(
+        lambda data: (
+            f"""Compare the factual content of a submitted answer with an expert's reference answer.
 
 Question:
-{run.input_text}
+{data(run.input_text)}
 
 Reference answer (expert):
-{run.ground_truth}
+{data(str(run.ground_truth))}
 
 Submitted answer:
-{run.output_text}
+{data(run.output_text)}
 
 Choose the one relation that fits best:
 - "subset": the submission states only some of the reference's facts and contradicts none of them.
@@ -64,6 +69,8 @@ Choose the one relation that fits best:
 - "equivalent": the two differ, but only in ways that do not matter for answering the question.
 
 Return the relation and a short reason."""
+        )
+    )
 
 
 def factuality_score(relation: Relation, scale: float) -> float:
@@ -77,7 +84,7 @@ def factuality_score(relation: Relation, scale: float) -> float:
 
 def _reason(results: StepResults) -> str:
     verdict: FactualityVerdict = results.analyze_step_result
-    return f"{verdict.relation}: {verdict.reason}"
+    return f"{verdict.relation}: {verdict.reason}" if verdict.reason else verdict.relation
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,9 +6,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
@@ -17,9 +18,12 @@ from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_
 from agentevals.scorers.llm._common import (
     Claims,
     check_scale,
+    extracted,
     merge_options,
+    normalized_label,
     query_text,
     resolve_context,
+    response_text,
     run_hook,
     static_context,
 )
@@ -46,7 +50,9 @@ class FaithfulnessOptions:
 class FaithfulnessVerdict(BaseModel):
     claim: str
     verdict: Literal["yes", "no", "unsure"]
-    reason: str
+    reason: str = ""
+
+    _label = field_validator("verdict", mode="before")(normalized_label)
 
 
 class FaithfulnessVerdicts(BaseModel):
@@ -62,7 +68,7 @@ _LABELS = (
 def faithfulness_score(claims: Sequence[str], verdicts: Sequence[FaithfulnessVerdict], scale: float) -> float:
     """Share of the claims the context supports ("yes"; "no" and "unsure" count 0), × ``scale``.
 
-    No claims score 0; fewer verdicts than claims is a ``ValueError``.
+    No claims (an empty output) score 0; fewer verdicts than claims is a ``ValueError``.
 
     >>> yes, unsure = (FaithfulnessVerdict(claim="c", verdict=v, reason="") for v in ("yes", "unsure"))
     >>> faithfulness_score(["c1", "c2"], [yes, unsure], 4)
@@ -74,12 +80,18 @@ def faithfulness_score(claims: Sequence[str], verdicts: Sequence[FaithfulnessVer
 def _reason_prompt(question: str, verdicts: Sequence[FaithfulnessVerdict], score: float, scale: float) -> str:
     # the verdicts' reasons cite the context, so the (possibly costly) get_context runs only once
     lines = [f"- [{v.verdict}] {v.claim}: {v.reason}" for v in verdicts]
-    return f"""Explain in two or three sentences why the output's faithfulness score is {score} (out of
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the output's faithfulness score is {score} (out of
 {scale}), naming unsupported or contradicted claims. Start with "The score is {score} because".
 
-Question: {question}
+Question:
+{data(question)}
+
 Verdicts:
-{chr(10).join(lines)}"""
+{data(chr(10).join(lines))}"""
+        )
+    )
 
 
 def create_faithfulness_scorer(
@@ -92,7 +104,8 @@ def create_faithfulness_scorer(
     Context comes from ``get_context(run)``, else ``context``, else the run itself: ``run.context``
     (retrieved documents captured by an integration) or, failing that, the run's tool results, so live
     judges get context too. No context at all skips the run (``no_context``). Verdicts: yes (supported), no
-    (contradicted), unsure (not in the context). An output without claims scores 0.
+    (contradicted), unsure (not in the context). An empty output has no claims and scores 0; a judge that
+    extracts no claims from a non-empty output fails the run (``EmptyExtractionError``).
 
     >>> create_faithfulness_scorer("openai/gpt-4o-mini", context=["Paris is in France."]).id
     'faithfulness'
@@ -101,7 +114,7 @@ def create_faithfulness_scorer(
     extractor = run_hook(opts.get_context, "get_context")
 
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
-        claims = results.preprocess_step_result.claims
+        claims = extracted(results.preprocess_step_result.claims, response_text(run), what="claims")
         found = await resolve_context(run, extractor=extractor, static=opts.context)
         return verdict_prompt(
             claims, need_context("faithfulness", found) if claims else found, _LABELS, "claim"
@@ -122,5 +135,5 @@ def create_faithfulness_scorer(
         reason_prompt=lambda run, results, score: _reason_prompt(
             query_text(run), results.analyze_step_result.verdicts, score, opts.scale
         ),
-        nothing_to_judge="the output makes no claims to verify.",
+        nothing_to_judge="the output is empty and makes no claims to verify.",
     )

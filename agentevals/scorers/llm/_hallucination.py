@@ -6,9 +6,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
@@ -17,10 +18,13 @@ from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_
 from agentevals.scorers.llm._common import (
     Claims,
     check_scale,
+    extracted,
     merge_options,
+    normalized_label,
     numbered,
     query_text,
     resolve_context,
+    response_text,
     run_hook,
     static_context,
 )
@@ -48,7 +52,9 @@ class HallucinationOptions:
 class HallucinationVerdict(BaseModel):
     statement: str
     verdict: Literal["yes", "no"]
-    reason: str
+    reason: str = ""
+
+    _label = field_validator("verdict", mode="before")(normalized_label)
 
 
 class HallucinationVerdicts(BaseModel):
@@ -68,7 +74,7 @@ def hallucination_score(
 ) -> float:
     """Share of the claims that are hallucinated ("yes"), × ``scale``.
 
-    No claims score 0; fewer verdicts than claims is a ``ValueError``.
+    No claims (an empty output) score 0; fewer verdicts than claims is a ``ValueError``.
 
     >>> yes, no = (HallucinationVerdict(statement="s", verdict=v, reason="") for v in ("yes", "no"))
     >>> hallucination_score(["s1", "s2", "s3", "s4"], [yes, no, no, no], 1)
@@ -85,15 +91,22 @@ def _reason_prompt(
     scale: float,
 ) -> str:
     lines = [f"- [{v.verdict}] {v.statement}: {v.reason}" for v in verdicts]
-    return f"""Explain in two or three sentences why the output's hallucination score is {score} (out of
-{scale}; higher means more hallucinated), naming the hallucinated claims. Start with "The score
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the output's hallucination score is {score}
+(out of {scale}; higher means more hallucinated), naming the hallucinated claims. Start with "The score
 is {score} because".
 
-Question: {question}
+Question:
+{data(question)}
+
 Context:
-{numbered(context)}
+{data(numbered(context))}
+
 Verdicts ("yes" = hallucination):
-{chr(10).join(lines)}"""
+{data(chr(10).join(lines))}"""
+        )
+    )
 
 
 def create_hallucination_scorer(
@@ -105,7 +118,8 @@ def create_hallucination_scorer(
 
     Context: ``get_context(run=, results=, score=, step=)`` when given (``step`` is ``"analyze"`` or
     ``"generate_reason"``), else ``context``, else the run's own ``run.context`` or tool results. No
-    context at all skips the run (``no_context``). Empty output has no claims and scores 0.
+    context at all skips the run (``no_context``). An empty output has no claims and scores 0; a judge that
+    extracts no claims from a non-empty output fails the run (``EmptyExtractionError``).
 
     >>> scorer = create_hallucination_scorer("openai/gpt-4o-mini", context=[
     ...     "The first iPhone was announced on January 9, 2007."])
@@ -122,8 +136,9 @@ def create_hallucination_scorer(
         return need_context("hallucination", found) if results.preprocess_step_result.claims else found
 
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
+        claims = extracted(results.preprocess_step_result.claims, response_text(run), what="claims")
         context = await context_of(run, results, "analyze", None)
-        return verdict_prompt(results.preprocess_step_result.claims, context, _LABELS, "statement")
+        return verdict_prompt(claims, context, _LABELS, "statement")
 
     async def reason_prompt(run: Run, results: StepResults, score: float) -> str:
         context = await context_of(run, results, "generate_reason", score)
@@ -143,5 +158,5 @@ def create_hallucination_scorer(
         verdicts=lambda results: results.analyze_step_result.verdicts,
         formula=hallucination_score,
         reason_prompt=reason_prompt,
-        nothing_to_judge="the output makes no claims, so nothing is hallucinated.",
+        nothing_to_judge="the output is empty and makes no claims, so nothing is hallucinated.",
     )

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep, StepResults
@@ -39,7 +40,7 @@ class MultiTurnJudgeOptions:
 
 class ConversationVerdict(BaseModel):
     satisfied: bool
-    reasoning: str
+    reasoning: str = ""
 
 
 def transcript(run: Run) -> str:
@@ -54,15 +55,20 @@ def _verdict_prompt(run: Run, criterion: str) -> str:
             "the multi-turn judge needs at least one assistant turn with text in run.output",
             reason="no_output",
         )
-    return f"""Does the conversation below satisfy this criterion?
+    conversation = transcript(run)
+    return fenced(
+        lambda data: (
+            f"""Does the conversation below satisfy this criterion?
 
 Criterion:
 {criterion}
 
 Conversation:
-{transcript(run)}
+{data(conversation)}
 
 Return {{"satisfied": true or false, "reasoning": "..."}}."""
+        )
+    )
 
 
 def multi_turn_judge_score(verdict: ConversationVerdict, scale: float) -> float:
@@ -77,7 +83,8 @@ def multi_turn_judge_score(verdict: ConversationVerdict, scale: float) -> float:
 def _reason(results: StepResults, score: float) -> str:
     verdict: ConversationVerdict = results.analyze_step_result
     met = "satisfies" if verdict.satisfied else "does not satisfy"
-    return f"The score is {score} because the conversation {met} the criterion: {verdict.reasoning}"
+    why = f": {verdict.reasoning}" if verdict.reasoning else "."
+    return f"The score is {score} because the conversation {met} the criterion{why}"
 
 
 def create_multi_turn_judge_scorer(

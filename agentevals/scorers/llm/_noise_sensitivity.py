@@ -10,6 +10,7 @@ from pydantic import BaseModel, field_validator
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep
@@ -18,6 +19,7 @@ from agentevals.scorers.llm._common import (
     check_scale,
     make_judge,
     merge_options,
+    normalized_label,
     numbered,
     query_text,
     reason_step,
@@ -104,6 +106,8 @@ class DimensionImpact(BaseModel):
     specific_changes: str
     noise_influence: str
 
+    _label = field_validator("impact_level", mode="before")(normalized_label)
+
 
 class NoiseAnalysis(BaseModel):
     dimensions: list[DimensionImpact]
@@ -128,25 +132,29 @@ def _analysis_prompt(run: Run, opts: NoiseSensitivityOptions) -> str:
             reason="no_input" if not original else "no_output",
         )
     noise = f" (noise type: {opts.noise_type})" if opts.noise_type else ""
-    return f"""Compare the two answers and rate how much the noise{noise} affected the second one on
-each dimension: {", ".join(DIMENSIONS)}. Impact levels: "none", "minimal", "moderate", "significant",
+    return fenced(
+        lambda data: (
+            f"""Compare the two answers and rate how much the noise{noise} affected the second one
+on each dimension: {", ".join(DIMENSIONS)}. Impact levels: "none", "minimal", "moderate", "significant",
 "severe". List major issues the noise caused (empty if none) and give a robustness_score between 0 (the
 noise derailed the answer) and 1 (unaffected).
 
 Original query:
-{original}
+{data(original)}
 
 Answer to the original query (baseline):
-{opts.baseline_response}
+{data(opts.baseline_response)}
 
 Noisy query:
-{opts.noisy_query}
+{data(opts.noisy_query)}
 
 Answer to the noisy query:
-{noisy_response}
+{data(noisy_response)}
 
 Return {{"dimensions": [{{"dimension", "impact_level", "specific_changes", "noise_influence"}}],
 "overall_assessment": "...", "major_issues": [...], "robustness_score": 0.0-1.0}}."""
+        )
+    )
 
 
 def noise_sensitivity_score(analysis: NoiseAnalysis, options: NoiseSensitivityOptions) -> float:
@@ -172,14 +180,21 @@ def noise_sensitivity_score(analysis: NoiseAnalysis, options: NoiseSensitivityOp
 
 def _reason_prompt(analysis: NoiseAnalysis, score: float, scale: float) -> str:
     lines = [f"- {d.dimension}: {d.impact_level} ({d.specific_changes})" for d in analysis.dimensions]
-    return f"""Explain in two or three sentences why the noise robustness score is {score} (out of
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the noise robustness score is {score} (out of
 {scale}; higher is more robust).
 
 Impact per dimension:
-{chr(10).join(lines) or "(none)"}
+{data(chr(10).join(lines) or "(none)")}
+
 Major issues:
-{numbered(analysis.major_issues)}
-Overall: {analysis.overall_assessment}"""
+{data(numbered(analysis.major_issues))}
+
+Overall:
+{data(analysis.overall_assessment)}"""
+        )
+    )
 
 
 def create_noise_sensitivity_scorer(

@@ -10,6 +10,7 @@ from pydantic import BaseModel, field_validator
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import Fence, fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep
@@ -74,7 +75,7 @@ class IntentAlignment(_Scored):
 class Requirement(BaseModel):
     requirement: str
     is_fulfilled: bool
-    reasoning: str
+    reasoning: str = ""
 
 
 class RequirementsFulfillment(BaseModel):
@@ -154,12 +155,16 @@ def _prompts_of(run: Run, mode: Mode) -> tuple[str, str, str]:
 def _analysis_prompt(run: Run, mode: Mode) -> str:
     user, system, response = _prompts_of(run, mode)
     history = history_text(run)
-    sections = [f"Earlier conversation:\n{history}\n"] if history else []
-    if mode != "user":
-        sections.append(f"System prompt:\n{system}\n")
-    if mode != "system":
-        sections.append(f"User prompt:\n{user}\n")
-    sections.append(f"Response:\n{response}\n")
+
+    def sections(data: Fence) -> str:
+        shown = [f"Earlier conversation:\n{data(history)}\n"] if history else []
+        if mode != "user":
+            shown.append(f"System prompt:\n{data(system)}\n")
+        if mode != "system":
+            shown.append(f"User prompt:\n{data(user)}\n")
+        shown.append(f"Response:\n{data(response)}\n")
+        return "\n".join(shown)
+
     if mode == "both":
         task = (
             "Assess the response twice, separately: against the user prompt (user_alignment) and "
@@ -169,13 +174,17 @@ def _analysis_prompt(run: Run, mode: Mode) -> str:
     else:
         which = "user prompt" if mode == "user" else "system prompt's instructions"
         task = f"Assess the response against the {which}. Return {_SHAPE}."
-    return f"""{task}
+    return fenced(
+        lambda data: (
+            f"""{task}
 - intent: what the prompt mainly asks for, and whether the response addresses it;
 - requirements: each explicit requirement (constraints, steps, format, length) and whether it is met;
 - completeness: what is missing;
 - appropriateness: whether format and tone fit what was asked.
 
-{chr(10).join(sections)}"""
+{sections(data)}"""
+        )
+    )
 
 
 def prompt_alignment_score(analysis: Alignment | BothAlignment, mode: Mode, scale: float) -> float:
@@ -204,10 +213,15 @@ def prompt_alignment_score(analysis: Alignment | BothAlignment, mode: Mode, scal
 
 
 def _reason_prompt(analysis: Alignment | BothAlignment, mode: Mode, score: float, scale: float) -> str:
-    return f"""Explain in two or three sentences why the response's prompt alignment score is {score}
-(out of {scale}; mode: {mode}), naming unmet requirements or missing elements.
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the response's prompt
+alignment score is {score} (out of {scale}; mode: {mode}), naming unmet requirements or missing elements.
 
-Assessment: {analysis.model_dump_json()}"""
+Assessment:
+{data(analysis.model_dump_json())}"""
+        )
+    )
 
 
 def create_prompt_alignment_scorer(

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep, SkipJudge
@@ -84,7 +85,7 @@ class RubricOptions:
 class CriterionResult(BaseModel):
     criterion: str
     satisfied: bool
-    reasoning: str
+    reasoning: str = ""
 
 
 class RubricAnalysis(BaseModel):
@@ -106,20 +107,23 @@ def _analyze_prompt(run: Run, criteria: Sequence[RubricCriterion]) -> str | Skip
     if not criteria:
         return SkipJudge(None)
     history = history_text(run)
-    prompt = f"""Check the response against each rubric criterion, in order.
-{f"{chr(10)}Earlier conversation:{chr(10)}{history}{chr(10)}" if history else ""}
+    return fenced(
+        lambda data: (
+            f"""Check the response against each rubric criterion, in order.
+{f"{chr(10)}Earlier conversation:{chr(10)}{data(history)}{chr(10)}" if history else ""}
 Request:
-{query_text(run) or "(none)"}
+{data(query_text(run) or "(none)")}
 
 Response:
-{response_text(run) or "(empty)"}
+{data(response_text(run) or "(empty)")}
 
 Rubric:
 {numbered([c.description for c in criteria])}
 
 Return {{"criteria": [{{"criterion", "satisfied", "reasoning"}}], "overall_assessment": "..."}} with
 exactly one entry per criterion, in order ({len(criteria)} entries)."""
-    return prompt
+        )
+    )
 
 
 def unmet_criteria(

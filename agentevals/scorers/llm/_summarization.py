@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import Invoker, PromptStep, StepResults
@@ -19,6 +20,7 @@ from agentevals.scorers.llm._common import (
     expect_count,
     make_judge,
     merge_options,
+    nothing_extracted,
     numbered,
     query_text,
     reason_step,
@@ -63,7 +65,7 @@ class SummarizationOptions:
 class ClaimAlignment(BaseModel):
     claim: str
     supported: bool
-    reason: str
+    reason: str = ""
 
 
 class AlignmentAndQuestions(BaseModel):
@@ -74,7 +76,7 @@ class AlignmentAndQuestions(BaseModel):
 class QuestionCoverage(BaseModel):
     question: str
     answered: bool
-    reason: str
+    reason: str = ""
 
 
 class Coverage(BaseModel):
@@ -104,32 +106,47 @@ async def _source_of(run: Run, extractor: Invoker | None, static: str | None) ->
 
 
 def _alignment_prompt(source: str, summary: str, max_questions: int) -> str:
-    return f"""Two tasks on a source text and its summary.
+    return fenced(
+        lambda data: (
+            f"""Two tasks on a source text and its summary.
 1. Split the summary into claims; for each, say whether the source supports it.
 2. Write up to {max_questions} key questions that the source answers (the points a good summary must
    cover), most important first.
 
 Source:
-{source}
+{data(source)}
 
 Summary:
-{summary or "(empty)"}
+{data(summary or "(empty)")}
 
 Return {{"alignment": [{{"claim", "supported", "reason"}}], "questions": [...]}}."""
+        )
+    )
 
 
-def _coverage_prompt(summary: str, questions: Sequence[str]) -> str:
-    return f"""Using only the summary below (no other knowledge), say for each question whether the
-summary answers it.
+def _coverage_prompt(summary: str, checked: AlignmentAndQuestions, max_questions: int) -> str:
+    """The coverage prompt for the questions drawn; none drawn from the source (never empty), or no
+    claims found in a non-empty summary, fails the run."""
+    if not checked.questions:
+        raise nothing_extracted("key questions", "source")
+    if not checked.alignment and summary.strip():
+        raise nothing_extracted("claims", "summary")
+    questions = checked.questions[:max_questions]
+    return fenced(
+        lambda data: (
+            f"""Using only the summary below (no other knowledge), say for each question whether
+the summary answers it.
 
 Summary:
-{summary or "(empty)"}
+{data(summary or "(empty)")}
 
 Questions:
-{numbered(questions)}
+{data(numbered(questions))}
 
 Return {{"coverage": [{{"question", "answered", "reason"}}]}} with exactly one entry per question, in
 order ({len(questions)} entries)."""
+        )
+    )
 
 
 def summary_shares(
@@ -171,14 +188,19 @@ def _reason_prompt(
     assert shares is not None
     unsupported = [c.claim for c in checked.alignment if not c.supported]
     unanswered = [c.question for c in covered.coverage if not c.answered]
-    return f"""Explain in two or three sentences why the summary scored {score} (out of {scale}):
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the summary scored {score} (out of {scale}):
 the score is the lower of alignment ({shares[0]:.2f}, claims supported by the source) and coverage
 ({shares[1]:.2f}, key questions the summary answers).
 
 Unsupported claims:
-{numbered(unsupported)}
+{data(numbered(unsupported))}
+
 Unanswered questions:
-{numbered(unanswered)}"""
+{data(numbered(unanswered))}"""
+        )
+    )
 
 
 def create_summarization_scorer(
@@ -190,8 +212,9 @@ def create_summarization_scorer(
 
     Alignment: share of the summary's claims the source supports. Coverage: share of up to
     ``max_questions`` key questions (drawn from the source) that the summary alone answers. The source
-    is ``get_source(run)``, else ``source``, else the run's input. No claims or no questions
-    scores 0.
+    is ``get_source(run)``, else ``source``, else the run's input. An empty summary scores 0; a
+    judge that draws no key questions from the source, or finds no claims in a non-empty summary, fails
+    the run (``EmptyExtractionError``).
 
     >>> create_summarization_scorer("openai/gpt-4o-mini", max_questions=5).id
     'summarization'
@@ -208,9 +231,7 @@ def create_summarization_scorer(
         checked, covered = results.preprocess_step_result, results.analyze_step_result
         if summary_shares(checked, covered, opts.max_questions) is not None:
             return None
-        return (
-            f"The score is {score} because the summary has no claims or the source yields no key questions."
-        )
+        return f"The score is {score} because the summary is empty, so it makes no claims."
 
     return (
         create_scorer(
@@ -230,7 +251,7 @@ def create_summarization_scorer(
             PromptStep(
                 "Check which questions the summary answers",
                 lambda run, results: _coverage_prompt(
-                    summary_of(run), results.preprocess_step_result.questions[: opts.max_questions]
+                    summary_of(run), results.preprocess_step_result, opts.max_questions
                 ),
                 Coverage,
             )

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep
@@ -80,7 +81,7 @@ class ToolCallAccuracyLLMOptions:
 class ToolEvaluation(BaseModel):
     tool_called: str
     was_appropriate: bool
-    reasoning: str
+    reasoning: str = ""
 
 
 class ToolAnalysis(BaseModel):
@@ -110,7 +111,9 @@ def _calls_text(run: Run) -> str:
 
 
 def _analysis_prompt(run: Run, calls: int, available_tools: str) -> str:
-    return f"""Evaluate the tool calls the agent made for the user's request.
+    return fenced(
+        lambda data: (
+            f"""Evaluate the tool calls the agent made for the user's request.
 - For each call (in order), decide whether it was appropriate: it directly serves the explicit request.
   A tool that is merely helpful, or a general tool used where a specific one exists, is not appropriate.
 - List tools from the available tools that the agent should have called but did not (missing_tools).
@@ -118,19 +121,21 @@ def _analysis_prompt(run: Run, calls: int, available_tools: str) -> str:
   appropriate: return no evaluations and no missing tools.
 
 User request:
-{query_text(run)}
+{data(query_text(run))}
 
 Agent response:
-{response_text(run) or "(no text)"}
+{data(response_text(run) or "(no text)")}
 
 Tools called:
-{_calls_text(run)}
+{data(_calls_text(run))}
 
 Available tools:
-{available_tools}
+{data(available_tools)}
 
 Return {{"evaluations": [{{"tool_called", "was_appropriate", "reasoning"}}], "missing_tools": [...]}} with
 exactly one evaluation per call ({calls} evaluations)."""
+        )
+    )
 
 
 def tool_call_accuracy_llm_score(
@@ -155,10 +160,17 @@ def tool_call_accuracy_llm_score(
 
 
 def _reason_prompt(run: Run, analysis: ToolAnalysis, score: float, scale: float) -> str:
-    return f"""Explain in ONE sentence why the agent's tool use scored {score} (out of {scale}).
+    return fenced(
+        lambda data: (
+            f"""Explain in ONE sentence why the agent's tool use scored {score} (out of {scale}).
 
-User request: {query_text(run)}
-Evaluations: {analysis.model_dump_json()}"""
+User request:
+{data(query_text(run))}
+
+Evaluations:
+{data(analysis.model_dump_json())}"""
+        )
+    )
 
 
 def create_tool_call_accuracy_scorer_llm(

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentevals._model._run import Run
+from agentevals._scoring._judge._fence import Fence, fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep
@@ -108,7 +109,7 @@ class StepEvaluation(BaseModel):
     step_name: str
     was_necessary: bool
     was_in_order: bool
-    reasoning: str
+    reasoning: str = ""
 
 
 class TrajectoryAnalysis(BaseModel):
@@ -120,27 +121,32 @@ class TrajectoryAnalysis(BaseModel):
 
 def _analysis_prompt(run: Run, steps: Mapping[str, Any]) -> str:
     expected = steps["expected_trajectory"]
-    comparison = (
-        f"\nExpected trajectory (compare against it):\n{expected}\n"
-        if expected
-        else "\nNo expected trajectory is given: judge the steps against what the task requires.\n"
-    )
-    return f"""Evaluate the agent's steps for the task, one evaluation per step in order: was it
+
+    def comparison(data: Fence) -> str:
+        if not expected:
+            return "\nNo expected trajectory is given: judge the steps against what the task requires.\n"
+        return f"\nExpected trajectory (compare against it):\n{data(expected)}\n"
+
+    return fenced(
+        lambda data: (
+            f"""Evaluate the agent's steps for the task, one evaluation per step in order: was it
 necessary, and was it in a logical position? List steps that should have been taken but were not
 (missing_steps) and unnecessary or redundant ones (extra_steps), and give a one-sentence assessment.
 
 Task:
-{query_text(run) or "(none)"}
+{data(query_text(run) or "(none)")}
 
 Agent's final response:
-{response_text(run) or "(none)"}
+{data(response_text(run) or "(none)")}
 
 Steps taken:
-{steps["actual_trajectory"]}
-{comparison}
+{data(steps["actual_trajectory"])}
+{comparison(data)}
 Return {{"step_evaluations": [{{"step_name", "was_necessary", "was_in_order", "reasoning"}}],
 "missing_steps": [...], "extra_steps": [...], "overall_assessment": "..."}} with exactly one evaluation
 per step ({len(steps["actual_steps"])} evaluations)."""
+        )
+    )
 
 
 def trajectory_accuracy_llm_score(
@@ -171,11 +177,18 @@ def trajectory_accuracy_llm_score(
 
 
 def _reason_prompt(run: Run, analysis: TrajectoryAnalysis, score: float, scale: float) -> str:
-    return f"""Explain in two or three sentences why the agent's trajectory scored {score} (out of
-{scale}), naming unnecessary, misplaced or missing steps.
+    return fenced(
+        lambda data: (
+            f"""Explain in two or three sentences why the agent's trajectory scored {score} (out
+of {scale}), naming unnecessary, misplaced or missing steps.
 
-Task: {query_text(run)}
-Evaluation: {analysis.model_dump_json()}"""
+Task:
+{data(query_text(run))}
+
+Evaluation:
+{data(analysis.model_dump_json())}"""
+        )
+    )
 
 
 def create_trajectory_accuracy_scorer_llm(

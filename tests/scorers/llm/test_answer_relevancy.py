@@ -49,7 +49,9 @@ async def test_empty_answer_scores_zero_without_reason_call(judge_server: FakeJu
     judge_server.push(statements(0), verdicts())
     result = await create_answer_relevancy_scorer(judge_server.judge()).run(input=Q, output="")
     assert result.score == 0.0
-    assert result.reason == "The score is 0.0 because the answer contains no statements to judge."
+    assert result.reason == (
+        "The score is 0.0 because the answer is empty and contains no statements to judge."
+    )
     assert result.generate_reason_prompt is None and len(judge_server.requests) == 2
 
 

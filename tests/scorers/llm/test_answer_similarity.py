@@ -87,12 +87,30 @@ async def test_missing_ground_truth(judge_server: FakeJudgeServer) -> None:
     assert result.generate_reason_prompt is None and len(judge_server.requests) == 2
 
 
-async def test_empty_units_score_zero_and_malformed_retry(judge_server: FakeJudgeServer) -> None:
-    judge_server.push(Reply.malformed(), units(0), analysis(), "Nothing to compare.")
+async def test_empty_answer_scores_zero_and_malformed_retry(judge_server: FakeJudgeServer) -> None:
+    no_answer_units = {"output_units": [], "ground_truth_units": ["g0"]}
+    judge_server.push(Reply.malformed(), no_answer_units, analysis("missing"), "Nothing to compare.")
     result = await create_answer_similarity_scorer(judge_server.judge()).run(
         input="q", output="", ground_truth="x"
     )
     assert result.score == 0.0 and result.judge_calls[0].attempts == 2
+
+
+@pytest.mark.parametrize(
+    ("extracted", "source"),
+    [
+        ({"output_units": [], "ground_truth_units": ["g0"]}, "output"),
+        ({"output_units": ["o0"], "ground_truth_units": []}, "reference answer"),
+    ],
+)
+async def test_no_units_from_a_non_empty_text_fail(
+    judge_server: FakeJudgeServer, extracted: dict[str, Any], source: str
+) -> None:
+    judge_server.push(extracted)
+    with pytest.raises(ScorerError, match=f"extracted no semantic units from a non-empty {source};"):
+        await create_answer_similarity_scorer(judge_server.judge()).run(
+            input="q", output="Paris.", ground_truth="Paris."
+        )
 
 
 async def test_match_count_must_equal_reference_units(judge_server: FakeJudgeServer) -> None:

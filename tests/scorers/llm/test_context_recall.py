@@ -49,9 +49,9 @@ async def test_fields_and_scale(judge_server: FakeJudgeServer) -> None:
 
 async def test_empty_claims_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     scorer = create_context_recall_scorer(judge_server.judge(), context=["doc"])
-    judge_server.push(claims(0), verdicts())
-    result = await scorer.run(input="q", output="a", ground_truth="?")
-    assert result.score == 0.0 and result.generate_reason_prompt is None
+    judge_server.push(claims(0))
+    with pytest.raises(ScorerError, match="extracted no claims from a non-empty reference answer"):
+        await scorer.run(input="q", output="a", ground_truth="?")
     with pytest.raises(ScorerError, match=r"needs run\.ground_truth"):
         await scorer.run(input="q", output="a")
     judge_server.push(claims(2), verdicts("yes"))

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from langchain_core.tools import tool
+from prompt_blocks import unfenced
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import create_tool_call_accuracy_scorer_llm
@@ -163,7 +164,7 @@ async def test_seed_clarification_request(judge_server: FakeJudgeServer) -> None
     result = await scorer.run(run)
     assert result.score == 1.0 and result.reason == reason
     assert result.preprocess_step_result["has_tool_calls"] is False
-    assert "Tools called:\nNone" in (result.analyze_prompt or "")
+    assert "Tools called:\nNone" in unfenced(result.analyze_prompt)
 
 
 async def test_seed_comparing_both_scorers(judge_server: FakeJudgeServer) -> None:
