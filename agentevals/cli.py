@@ -86,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentevals", description="Evaluate LLM agents and chains.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(
-        dest="command", metavar="{demo,eval,report,replay,rescore,export,worker,view}"
+        dest="command", metavar="{demo,eval,report,replay,rescore,export,labels,worker,view}"
     )
 
     demo = sub.add_parser("demo", help="run the LangChain demo (needs agentevals-langchain)", add_help=False)
@@ -130,6 +130,13 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="[SCORER=]MIN",
         help="pass rates against MIN instead of the stored thresholds; SCORER=MIN for one scorer; repeatable",
+    )
+    rep.add_argument(
+        "--min-labels",
+        type=int,
+        default=30,
+        metavar="N",
+        help="correct a pass rate for the judge's error once people labelled N passing and N failing runs",
     )
     rep.add_argument("--json", action="store_true")
     rep.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
@@ -183,6 +190,10 @@ def _parser() -> argparse.ArgumentParser:
         help="write CSV text cells as stored, even those a spreadsheet runs as formulas (=, +, -, @)",
     )
     ex.set_defaults(handler=_export)
+
+    from agentevals._cli._labels import add_labels_command
+
+    add_labels_command(sub)
 
     from agentevals._worker._cli import add_worker_arguments
 
@@ -490,6 +501,7 @@ def _report(args: argparse.Namespace) -> int:
             table=args.table,
             worst=args.worst,
             thresholds=PassThresholds.parse(args.pass_threshold),
+            min_labels=args.min_labels,
         )
     except ValueError as err:
         raise UsageError(str(err)) from err

@@ -5,7 +5,8 @@ Reads the store that ``SQLiteSink`` (a file) or ``PostgresSink`` (a ``postgresql
 through the store's report reads (``agentevals._store._report_reads``: the rollup the database keeps per
 hour, plus the score rows of the partial hour ``since`` falls in), run at once in threads, and merges
 their groups here. The runs the engine dropped and each scorer's pass threshold come from the store's
-drops and scorers tables (see ``_catalog``).
+drops and scorers tables (see ``_catalog``); each labelled scorer's agreement with people and its
+corrected pass rates from its labels (see ``agentevals._trust._agreement``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -30,6 +31,8 @@ from agentevals._store import _report_reads
 from agentevals._store._hours import as_utc
 from agentevals._store._reading import Reading, parallel
 from agentevals._store._store import Store, open_store
+from agentevals._trust._agreement import Agreement, labelled_agreements, worst_disagreements
+from agentevals._trust._stats import MIN_LABELS_PER_CLASS
 
 TABLE = "agentevals_scores"
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
@@ -108,9 +111,14 @@ class Report:
     worst: list[WorstRun] = field(default_factory=list)
     runs: int = 0  # runs in the store (same filters)
     pass_rates: list[PassRate] = field(default_factory=list)
+    #: Per scorer with labels, its agreement with people (absent from ``as_dict()`` when there is none).
+    agreement: list[Agreement] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if not self.agreement:
+            del data["agreement"]
+        return data
 
 
 def parse_since(value: str, *, now: datetime | None = None) -> datetime:
@@ -141,6 +149,7 @@ def build_report(
     worst: int = 10,
     covered: bool = True,
     thresholds: PassThresholds | None = None,
+    min_labels: int = MIN_LABELS_PER_CLASS,
 ) -> Report:
     """Query the store at ``db`` (a SQLite file, a ``postgresql://`` URL or a ``.jsonl`` file written by
     ``JsonlSink``) whose scores table is
@@ -148,6 +157,8 @@ def build_report(
     ``covered=False`` skips counting each scorer's runs (its coverage's ``runs`` and ``share`` are
     then 0) for a caller that loads them apart. ``thresholds`` (``--pass-threshold``) asks for pass
     rates: per scorer, against the threshold given there, else the one stored for it (none: no rate).
+    A scorer with labels gets its agreement with people, its pass rates corrected once each class has
+    ``min_labels`` labels (the threshold: ``thresholds``', else the stored one, else 0.5).
 
     Raises ``ValueError`` when there is no store there (no file, not SQLite, no such table, no server).
     """
@@ -155,8 +166,20 @@ def build_report(
         raise ValueError(f"invalid table name {table!r}")
     if worst < 0:
         raise ValueError(f"--worst must be 0 or more, got {worst}")
+    if isinstance(min_labels, bool) or not isinstance(min_labels, int) or min_labels < 1:
+        raise ValueError(f"--min-labels must be 1 or more, got {min_labels!r}")
     with open_store(str(db), table=table, read_only=True) as store:
-        return _Query(store, since, source).report(worst, covered, thresholds)
+        report = _Query(store, since, source).report(worst, covered, thresholds)
+        scorers = [g.key["scorer_id"] or "" for g in report.by_scorer]
+        found = labelled_agreements(
+            store.reading,
+            scorers,
+            lambda scorer: None if thresholds is None else thresholds.of(scorer),
+            min_per_class=min_labels,
+            since=since,
+            source=source,
+        )
+    return replace(report, agreement=[worst_disagreements(a) for a in found]) if found else report
 
 
 class _Acc:

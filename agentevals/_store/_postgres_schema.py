@@ -1,11 +1,11 @@
 """The PostgreSQL store's schema: the columns of the SQLite store (JSONB, TIMESTAMPTZ), created on first
-use, refused when it is not this release's (see ``_schema_check``)."""
+use, upgraded in place from version 1, refused when it is neither (see ``_schema_check``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agentevals._store import _bins, _catalog_tables, _rollup
+from agentevals._store import _bins, _catalog_tables, _labels, _rollup
 from agentevals._store._dialect import POSTGRES
 from agentevals._store._row import (
     INDEXES,
@@ -21,8 +21,8 @@ from agentevals._store._schema_check import refusal, store_tables
 
 
 def create_sql(t: Tables) -> str:
-    """The ``CREATE TABLE`` / ``CREATE INDEX`` statements of the meta, scores, runs, scorers and drops
-    tables (idempotent; the rollup and histogram are added apart)."""
+    """The ``CREATE TABLE`` / ``CREATE INDEX`` statements of the meta, scores, runs, scorers, drops and
+    labels tables (idempotent; the rollup and histogram are added apart)."""
     types = POSTGRES.column_types
     scores = ",\n  ".join(
         f"{name} {types[kind]}{' PRIMARY KEY' if name == 'id' else ''}" for name, kind in SCHEMA
@@ -38,6 +38,7 @@ def create_sql(t: Tables) -> str:
             f"CREATE TABLE IF NOT EXISTS {t.runs} (\n  {runs}\n)",
             *(f"CREATE INDEX IF NOT EXISTS {t.runs}_{n}_idx ON {t.runs} ({c})" for n, c in RUN_INDEXES),
             *_catalog_tables.create_statements(t, POSTGRES),
+            *_labels.create_statements(t, POSTGRES),
         ]
     )
 
@@ -79,7 +80,8 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
         if not await columns(conn, t.bins):
             await add_bins(conn, t)
         await conn.execute(
-            f"INSERT INTO {t.meta} (key, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            f"INSERT INTO {t.meta} (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (SCHEMA_VERSION_KEY, str(SCHEMA_VERSION)),
         )
 

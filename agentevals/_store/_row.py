@@ -23,9 +23,11 @@ TABLE = "agentevals_scores"
 #: The layout this library writes: one row per run (``agentevals_runs``), one per (run, scorer) that
 #: points at it (``agentevals_scores``), the per-hour aggregates and score histogram the database keeps
 #: with triggers (``agentevals_rollup``, ``agentevals_bins``), each scorer's pass threshold
-#: (``agentevals_scorers``) and the runs the engine dropped (``agentevals_drops``). The store records
-#: it in ``agentevals_meta`` under :data:`SCHEMA_VERSION_KEY`; a store without that record is refused.
-SCHEMA_VERSION = 1
+#: (``agentevals_scorers``), the runs the engine dropped (``agentevals_drops``) and people's labels of
+#: runs (``agentevals_labels``). The store records it in ``agentevals_meta`` under
+#: :data:`SCHEMA_VERSION_KEY`; a store without that record is refused, a store of version 1 (no labels
+#: table) gains the labels table when opened.
+SCHEMA_VERSION = 2
 SCHEMA_VERSION_KEY = "schema_version"
 
 #: ``agentevals_scores``: (column, kind) in table order; kind is "text", "json", "real", "integer",
@@ -141,6 +143,11 @@ class Tables:
     def drops(self) -> str:
         """Runs the engine dropped, per hour, entity, scorer and reason (``agentevals_drops``)."""
         return f"{self.runs[: -len('_runs')]}_drops"
+
+    @property
+    def labels(self) -> str:
+        """People's labels of runs (``agentevals_labels``, see ``_labels``)."""
+        return f"{self.runs[: -len('_runs')]}_labels"
 
 
 def tables(table: str) -> Tables:

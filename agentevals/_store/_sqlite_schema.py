@@ -1,13 +1,13 @@
-"""The SQLite store's schema: created on first use, refused when it is not this release's (see
-``_schema_check``). The rollup, histogram and catalog tables are described in ``_rollup``, ``_bins`` and
-``_catalog_tables``.
+"""The SQLite store's schema: created on first use, upgraded in place from version 1, refused when it is
+neither (see ``_schema_check``). The rollup, histogram, catalog and labels tables are described in
+``_rollup``, ``_bins``, ``_catalog_tables`` and ``_labels``.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from agentevals._store import _bins, _catalog_tables, _rollup
+from agentevals._store import _bins, _catalog_tables, _labels, _rollup
 from agentevals._store._dialect import SQLITE
 from agentevals._store._row import (
     INDEXES,
@@ -23,8 +23,8 @@ from agentevals._store._schema_check import refusal, store_tables
 
 
 def create_statements(t: Tables) -> list[str]:
-    """``CREATE TABLE`` / ``CREATE INDEX`` statements of the meta, scores, runs, scorers and drops tables
-    (idempotent; the rollup and histogram are :func:`add_rollup`'s and :func:`add_bins`').
+    """``CREATE TABLE`` / ``CREATE INDEX`` statements of the meta, scores, runs, scorers, drops and labels
+    tables (idempotent; the rollup and histogram are :func:`add_rollup`'s and :func:`add_bins`').
 
     Scores are unique on ``id`` (a record's id is derived from its run, scorer and version, so a
     re-sent or re-scored record adds nothing); runs on ``run_id``.
@@ -42,6 +42,7 @@ def create_statements(t: Tables) -> list[str]:
         f"CREATE TABLE IF NOT EXISTS {t.runs} (\n  {runs}\n)",
         *(f"CREATE INDEX IF NOT EXISTS {t.runs}_{n}_idx ON {t.runs} ({c})" for n, c in RUN_INDEXES),
         *_catalog_tables.create_statements(t, SQLITE),
+        *_labels.create_statements(t, SQLITE),
     ]
 
 
@@ -55,7 +56,9 @@ def stored_version(conn: sqlite3.Connection, t: Tables) -> int | None:
 
 def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
     """Make the store of ``table`` ready: create it when it has none of its tables (one transaction,
-    which one process runs while the others wait), restore a trigger or table dropped by hand, or raise
+    which one process runs while the others wait), add the labels table to a store of version 1 (the
+    same transaction, which creates only what is missing: the other tables keep their rows), restore a
+    trigger or table dropped by hand, or raise
     :class:`~agentevals._store._errors.SinkConfigError` when it is not a store of this release (see
     ``_schema_check``). ``where`` names the store in messages."""
     t = tables(table)
@@ -77,7 +80,8 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
         if not columns(conn, t.bins):
             add_bins(conn, t)
         conn.execute(
-            f"INSERT OR IGNORE INTO {t.meta} (key, value) VALUES (?, ?)",
+            f"INSERT INTO {t.meta} (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (SCHEMA_VERSION_KEY, str(SCHEMA_VERSION)),
         )
         conn.execute("COMMIT")

@@ -30,6 +30,7 @@ from agentevals._store._dialect import Kind, dialect_of
 from agentevals._store._reading import Reading
 from agentevals._store._row import RUN_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_KEY, TABLE, Tables, tables
 from agentevals._store._run_row import run_from_row
+from agentevals._store._schema_check import UPGRADES_FROM
 from agentevals._store._table_name import check_table
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -194,7 +195,8 @@ def open_store(address: str | os.PathLike[str], *, table: str = TABLE, read_only
     """Open the store at ``address``: a SQLite file written by ``SQLiteSink``, a ``postgresql://`` URL
     (``PostgresSink``) or a ``.jsonl`` file written by ``JsonlSink`` (read from a copy in a temporary
     SQLite file, so every query works on it; a writer of it appends to the file). It is read
-    without DDL, so a read-only file or role is enough; ``read_only`` opens a SQLite file read-only.
+    without DDL, so a read-only file or role is enough, except once for a store of an older schema
+    version, which gains the tables of this one; ``read_only`` opens a SQLite file read-only.
     Raises ``ValueError`` saying what was expected when there is no store there (a missing file, a file
     that is not SQLite or not JSONL records, a database without the tables, no server) or it is not a
     store of this release (a development version's, or a newer one)."""
@@ -257,10 +259,19 @@ def _check_sqlite(path: Path, table: str) -> None:
         found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
         if found.fetchone() is None:
             raise _expected(path, f"it has no {table!r} table")
-        if stored_version(conn, tables(table)) != SCHEMA_VERSION:
-            ensure_schema(
-                conn, table, f"store {str(path)!r}"
-            )  # raises why: a SinkConfigError is a ValueError
+        version = stored_version(conn, tables(table))
+        if version != SCHEMA_VERSION:
+            try:
+                # raises why it cannot be used: a SinkConfigError is a ValueError
+                ensure_schema(conn, table, f"store {str(path)!r}")
+            except sqlite3.OperationalError as err:  # an upgrade needs to write (a read-only file)
+                if version not in UPGRADES_FROM:
+                    raise
+                raise _expected(
+                    path,
+                    f"it is of schema version {version} and could not be upgraded to {SCHEMA_VERSION} "
+                    f"({err}); open it once where it can be written (agentevals report --db {path})",
+                ) from err
     finally:
         conn.close()
 

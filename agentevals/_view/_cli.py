@@ -56,6 +56,7 @@ def report_html(args: argparse.Namespace, *, eval_id: str | None = None) -> str:
     """Write ``args.html`` (the report of ``args.db`` under its --since/--source) and return its path."""
     _require_extra()
     from agentevals._evals._report import parse_since
+    from agentevals._trust._stats import MIN_LABELS_PER_CLASS
     from agentevals._view._queries import Filters
     from agentevals._view._report_html import write_report
 
@@ -70,6 +71,7 @@ def report_html(args: argparse.Namespace, *, eval_id: str | None = None) -> str:
         table=getattr(args, "table", "agentevals_scores"),
         # report: --pass-threshold; eval: its --threshold SCORER=MIN
         settings=settings(getattr(args, "pass_threshold", None) or getattr(args, "threshold", [])),  # type: ignore[arg-type]
+        min_labels=getattr(args, "min_labels", MIN_LABELS_PER_CLASS),
     )
     return str(path)
 

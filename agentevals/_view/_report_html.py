@@ -1,16 +1,23 @@
-"""``agentevals report --html FILE``: the overview, every scorer's charts and a comparison in one
-self-contained HTML file (data, CSS and chart code inline) to attach to a pull request or CI run."""
+"""``agentevals report --html FILE``: the overview, each labelled scorer's agreement with people and its
+corrected pass rates, every scorer's charts and a comparison in one self-contained HTML file (data, CSS
+and chart code inline) to attach to a pull request or CI run."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from agentevals._evals._catalog import stored_scorers
+from agentevals._model._thresholds import Threshold
+from agentevals._store._store import Store
+from agentevals._trust._agreement import Agreement, labelled_agreements, worst_disagreements
+from agentevals._trust._stats import MIN_LABELS_PER_CLASS
 from agentevals._view import _pages, _thresholds
+from agentevals._view._app import HOST, PORT
 from agentevals._view._queries import Filters, Reader, Session
 from agentevals._view._render import render
 
@@ -22,17 +29,21 @@ def write_report(
     filters: Filters | None = None,
     table: str = "agentevals_scores",
     settings: _pages.Settings | None = None,
+    min_labels: int = MIN_LABELS_PER_CLASS,
 ) -> Path:
     """Write the report of the store at ``address`` to ``path`` and return it. The comparison is of
     the two latest evaluations when the store holds two (``filters.eval_id``: that one and the one
     before), otherwise of the last 7 days against the 7 before. Pass thresholds: ``settings``' own,
-    else those the store keeps (``filters.eval_id``'s), else the default. Raises ``ValueError`` without
-    a store."""
+    else those the store keeps (``filters.eval_id``'s), else the default. A scorer with labels gets its
+    agreement with people, its pass rates corrected once each class has ``min_labels`` labels (counting
+    the records since ``filters.since``, of ``filters.source``). Raises ``ValueError`` without a store."""
     filters = filters or Filters()
     with Reader(address, table=table) as reader, reader.session() as q:
         stored = _thresholds.in_scope(reader.with_store(stored_scorers), filters.eval_id)
         config = (settings or _pages.Settings()).scoped(stored)
         data = _pages.overview(reader, filters, config)
+        scorer_ids = [s["id"] for s in data["scorers"]]
+        agreement = reader.with_store(partial(_agreements, scorer_ids, config, filters, min_labels))
         charts: dict[str, Any] = dict(data["charts"])
         sections = []
         for index, s in enumerate(data["scorers"]):
@@ -53,6 +64,8 @@ def write_report(
         path="",
         data=data,
         sections=sections,
+        agreement=agreement,
+        viewer=f"http://{HOST}:{PORT}",
         comparison=comparison,
         sides=None if sides is None else [_describe(side) for side in sides],
         filters=_describe(filters),
@@ -62,6 +75,28 @@ def write_report(
     out = Path(path)
     out.write_text(page, encoding="utf-8")
     return out
+
+
+def _agreements(
+    scorer_ids: list[str], config: _pages.Settings, filters: Filters, min_labels: int, store: Store
+) -> list[Agreement]:
+    """Each labelled scorer's agreement with people, its worst disagreements listed."""
+    found = labelled_agreements(
+        store.reading,
+        scorer_ids,
+        partial(_given, config),
+        min_per_class=min_labels,
+        since=filters.since,
+        source=filters.source,
+    )
+    return [worst_disagreements(a) for a in found]
+
+
+def _given(config: _pages.Settings, scorer: str) -> Threshold | None:
+    """The threshold ``--pass-threshold`` gives ``scorer``; ``None``: the stored one, else 0.5."""
+    if scorer in config.thresholds:
+        return Threshold(min=config.thresholds[scorer])
+    return Threshold(min=config.default) if config.default_given else None
 
 
 def _sides(q: Session, f: Filters) -> tuple[Filters, Filters] | None:

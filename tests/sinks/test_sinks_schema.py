@@ -1,4 +1,4 @@
-"""The store's schema is version 1 of the first release, recorded in ``agentevals_meta``: a new store
+"""The store's schema is version 2 (with the labels table), recorded in ``agentevals_meta``: a new store
 records it and opens again; a store a development version wrote (its tables built here by hand, with or
 without its own schema table, whatever version that says) or a newer release wrote is refused, with what
 was found and how to keep its records, and left as it was. SQLite (a real file) and PostgreSQL (the real
@@ -58,13 +58,13 @@ def _sqlite_tables(path: Path) -> list[str]:
         return [row[0] for row in conn.execute("SELECT name FROM sqlite_master ORDER BY name")]
 
 
-async def test_a_new_sqlite_store_is_version_1_and_opens_again(tmp_path: Path) -> None:
+async def test_a_new_sqlite_store_is_version_2_and_opens_again(tmp_path: Path) -> None:
     path = tmp_path / "scores.db"
     sink = SQLiteSink(path)
     await sink.write([_record()])
     await sink.close()
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT key, value FROM agentevals_meta").fetchall() == [("schema_version", "1")]
+        assert conn.execute("SELECT key, value FROM agentevals_meta").fetchall() == [("schema_version", "2")]
     SQLiteSink(path).check()
     with open_store(path) as store:
         assert [run.run_id for run in store.runs()] == ["r1"]
@@ -91,8 +91,8 @@ def test_a_newer_sqlite_store_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "scores.db"
     SQLiteSink(path).check()
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE agentevals_meta SET value = '2' WHERE key = 'schema_version'")
-    with pytest.raises(SinkConfigError, match="holds schema version 2, newer than this agentevals"):
+        conn.execute("UPDATE agentevals_meta SET value = '3' WHERE key = 'schema_version'")
+    with pytest.raises(SinkConfigError, match="holds schema version 3, newer than this agentevals"):
         SQLiteSink(path).check()
 
 
@@ -105,7 +105,7 @@ def pg_table(postgres: Any) -> Iterator[tuple[Any, str]]:
 
     table = f"agentevals_schema_{uuid.uuid4().hex[:12]}"
     yield postgres, table
-    suffixes = ("", "_runs", "_meta", "_schema", "_rollup", "_bins", "_scorers", "_drops")
+    suffixes = ("", "_runs", "_meta", "_schema", "_rollup", "_bins", "_scorers", "_drops", "_labels")
     with psycopg.connect(postgres.conninfo, autocommit=True) as conn:
         for suffix in suffixes:
             conn.execute(f"DROP TABLE IF EXISTS {table}{suffix} CASCADE")
@@ -126,7 +126,7 @@ def _pg_tables(conninfo: str, table: str) -> list[str]:
     return [row[0] for row in rows]
 
 
-async def test_a_new_postgres_store_is_version_1_and_opens_again(pg_table: tuple[Any, str]) -> None:
+async def test_a_new_postgres_store_is_version_2_and_opens_again(pg_table: tuple[Any, str]) -> None:
     import psycopg
 
     postgres, table = pg_table
@@ -134,7 +134,7 @@ async def test_a_new_postgres_store_is_version_1_and_opens_again(pg_table: tuple
     await sink.write([_record()])
     await sink.close()
     with psycopg.connect(postgres.conninfo, autocommit=True) as conn:
-        assert conn.execute(f"SELECT key, value FROM {table}_meta").fetchall() == [("schema_version", "1")]
+        assert conn.execute(f"SELECT key, value FROM {table}_meta").fetchall() == [("schema_version", "2")]
     PostgresSink(postgres.conninfo, table=table).check()
     with open_store(postgres.url, table=table) as store:
         assert [run.run_id for run in store.runs()] == ["r1"]

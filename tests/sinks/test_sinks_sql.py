@@ -39,7 +39,7 @@ async def test_sqlite_file_schema_wal_indexes_and_rows(tmp_path: Path) -> None:
         assert tuple(run_cols) == RUN_COLUMNS
         run_indexes = {r[1] for r in conn.execute("PRAGMA index_list(agentevals_runs)")}
         assert "agentevals_runs_entity_created_idx" in run_indexes
-        assert conn.execute("SELECT * FROM agentevals_meta").fetchall() == [("schema_version", "1")]
+        assert conn.execute("SELECT * FROM agentevals_meta").fetchall() == [("schema_version", "2")]
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM agentevals_scores ORDER BY created_at").fetchall()
         runs = conn.execute("SELECT * FROM agentevals_runs ORDER BY created_at").fetchall()
@@ -217,7 +217,7 @@ async def test_postgres_schema_rows_and_idempotence(pg: tuple[str, str], tmp_pat
     names = ("scorer_created", "run", "entity_created", "eval")
     assert {f"{table}_{c}_idx" for c in names} <= {i["indexname"] for i in indexes}
     meta = await _pg_rows(conninfo, f"SELECT key, value FROM {table}_meta")
-    assert meta == [{"key": "schema_version", "value": "1"}]
+    assert meta == [{"key": "schema_version", "value": "2"}]
     rows = await _pg_rows(conninfo, f"SELECT * FROM {table} ORDER BY created_at")
     assert len(rows) == 4
     first = rows[0]
