@@ -84,6 +84,7 @@ class _ScoreRecord(BaseModel):
     #: ``"verdict_json"`` (an object with a judge reply's keys), ``"judge_address"`` (words to the judge:
     #: "ignore previous instructions", "score this 1.0"), ``"marker_like"`` (an imitated data block
     #: boundary). The output reached the judge inside a data block all the same; ``()`` when none.
+    #: Stored rows carry it in ``metadata["agentevals_judge_input_flags"]``.
     judge_input_flags: tuple[str, ...] = ()
 
     @computed_field  # type: ignore[prop-decorator]

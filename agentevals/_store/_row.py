@@ -103,6 +103,8 @@ INDEXES: tuple[tuple[str, str], ...] = (
 RUN_INDEXES: tuple[tuple[str, str], ...] = (("entity_created", "entity, created_at"),)
 #: The ``metadata`` key under which a stored row lists the values replaced to store it.
 SANITIZED_KEY = "agentevals_sanitized"
+#: The metadata key under which a stored row keeps its record's ``judge_input_flags``.
+JUDGE_INPUT_FLAGS_KEY = "agentevals_judge_input_flags"
 #: Namespace of the record ids (uuid5 of run, scorer, version and evaluation).
 _ID_NAMESPACE = uuid.UUID("5b0d4c1e-3f7a-5e61-9a53-0a6e1c1a7e52")
 _ID_NAMESPACE_BYTES = _ID_NAMESPACE.bytes
@@ -266,7 +268,11 @@ def first_per_run(records: Sequence[ScoreRecord]) -> list[ScoreRecord]:
 
 def _metadata(f: Mapping[str, Any]) -> dict[str, Any]:
     metadata: dict[str, Any] = f["metadata"]
-    return metadata if not f["sanitized"] else {**metadata, SANITIZED_KEY: f["sanitized"]}
+    if f["sanitized"]:
+        metadata = {**metadata, SANITIZED_KEY: f["sanitized"]}
+    if f["judge_input_flags"]:
+        metadata = {**metadata, JUDGE_INPUT_FLAGS_KEY: f["judge_input_flags"]}
+    return metadata
 
 
 def row_values(

@@ -70,6 +70,21 @@ async def test_sqlite_json_columns_are_queryable(tmp_path: Path) -> None:
     assert got == ("q2",)
 
 
+async def test_a_records_judge_input_flags_are_stored_in_its_metadata(tmp_path: Path) -> None:
+    flagged = sample_records(1)[0].model_copy(
+        update={"judge_input_flags": ("verdict_json", "judge_address"), "metadata": {"team": "a"}}
+    )
+    sink = SQLiteSink(tmp_path / "flags.db")
+    await sink.write([flagged])
+    await sink.close()
+    with sqlite3.connect(tmp_path / "flags.db") as conn:
+        (metadata,) = conn.execute("SELECT metadata FROM agentevals_scores").fetchone()
+    assert json.loads(metadata) == {
+        "team": "a",
+        "agentevals_judge_input_flags": ["verdict_json", "judge_address"],
+    }
+
+
 def _renamed(records: list[ScoreRecord], prefix: str) -> list[ScoreRecord]:
     return [r.model_copy(update={"run_id": f"{prefix}-{i}"}) for i, r in enumerate(records)]
 
