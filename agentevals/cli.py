@@ -1,7 +1,9 @@
-"""The ``agentevals`` command: ``demo``, ``eval``, ``report``, ``replay`` and ``rescore``.
+"""The ``agentevals`` command: ``demo``, ``eval``, ``report``, ``replay``, ``rescore`` and the commands of
+``agentevals._cli`` (``labels``, ``label``, ``canary``).
 
 Exit codes: 0 success, 1 a threshold or gate failed or an item errored (``eval``), 2 usage errors,
-130 interrupted (Ctrl-C; ``eval`` prints the summary of the items done first).
+3 the judge drifted (``canary``), 130 interrupted (Ctrl-C; ``eval`` prints the summary of the items
+done first).
 Example: ``agentevals eval data.jsonl --target app:agent --scorer exact_match --threshold exact_match=0.8``
 """
 
@@ -86,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentevals", description="Evaluate LLM agents and chains.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(
-        dest="command", metavar="{demo,eval,report,replay,rescore,export,labels,worker,view}"
+        dest="command", metavar="{demo,eval,report,replay,rescore,export,labels,label,canary,worker,view}"
     )
 
     demo = sub.add_parser("demo", help="run the LangChain demo (needs agentevals-langchain)", add_help=False)
@@ -121,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="summarise stored score records")
     rep.add_argument("--db", default="agentevals.db", help="a SQLite file or a postgresql:// URL")
     rep.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
-    rep.add_argument("--source", choices=["live", "eval", "rescore"])
+    rep.add_argument("--source", choices=["live", "eval", "rescore", "canary"])
     rep.add_argument("--table", default="agentevals_scores")
     rep.add_argument("--worst", type=int, default=10, metavar="N", help="list the N lowest scores (0: none)")
     rep.add_argument(
@@ -191,9 +193,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     ex.set_defaults(handler=_export)
 
+    from agentevals._cli._canary import add_canary_command
+    from agentevals._cli._label import add_label_command
     from agentevals._cli._labels import add_labels_command
 
     add_labels_command(sub)
+    add_label_command(sub)
+    add_canary_command(sub, load_scorer)
 
     from agentevals._worker._cli import add_worker_arguments
 
@@ -203,7 +209,7 @@ def _parser() -> argparse.ArgumentParser:
 
     from agentevals._view._cli import add_view_arguments
 
-    vw = sub.add_parser("view", help="browse a store's scores in a local web app (read-only)")
+    vw = sub.add_parser("view", help="browse a store's scores in a local web app (read-only unless --labels)")
     add_view_arguments(vw)
     vw.set_defaults(handler=_view)
     return parser

@@ -2,16 +2,22 @@
 labels of stored runs, in and out of a store as CSV or JSON Lines (see ``agentevals._trust._label_files``).
 
 Both print an error and return 2 for a bad file, option or store; an import stores every line of the
-file or, with a bad line, none.
+file or, with a bad line, none. A CSV export prefixes with ``'`` the text cells a spreadsheet would run
+as formulas, as ``agentevals export`` does (``--no-csv-escape`` writes them as stored).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from agentevals._store._store import display_address
+
+if TYPE_CHECKING:
+    from agentevals._trust._labels import Label
 
 
 def add_labels_command(sub: Any) -> None:
@@ -32,6 +38,11 @@ def add_labels_command(sub: Any) -> None:
     exports.add_argument("--out", metavar="FILE", help="write to FILE (default: stdout)")
     exports.add_argument(
         "--format", choices=["csv", "jsonl"], help="default: from --out's extension, else csv"
+    )
+    exports.add_argument(
+        "--no-csv-escape",
+        action="store_true",
+        help="write CSV text cells as stored, even those a spreadsheet runs as formulas (=, +, -, @)",
     )
     exports.add_argument("--table", default="agentevals_scores", help="the store's scores table")
     exports.set_defaults(handler=export_labels)
@@ -71,6 +82,8 @@ def export_labels(args: argparse.Namespace) -> int:
             labels = store.list()
     except ValueError as err:
         return _error("export", f"--db: {err}")
+    if kind == "csv" and not args.no_csv_escape:
+        labels = list(escaped(labels))
     if args.out is None:
         write_labels(labels, sys.stdout, kind)
         return 0
@@ -81,6 +94,20 @@ def export_labels(args: argparse.Namespace) -> int:
         return _error("export", f"--out: {err}")
     print(f"exported {count} labels to {args.out}", file=sys.stderr)
     return 0
+
+
+def escaped(labels: Iterable[Label]) -> Iterator[Label]:
+    """``labels`` with each text a spreadsheet would run as a formula prefixed with ``'``."""
+    from agentevals._evals._export import neutralise
+
+    for label in labels:
+        yield dataclasses.replace(
+            label,
+            run_id=neutralise(label.run_id),
+            name=neutralise(label.name),
+            labeller=neutralise(label.labeller),
+            note=neutralise(label.note),
+        )
 
 
 def _error(action: str, message: str) -> int:

@@ -33,9 +33,9 @@ class JudgeCall(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-#: Where a record comes from: live scoring, an evaluation (``run_evals``, ``scorer.run``), or re-scoring
-#: stored runs.
-Source = Literal["live", "eval", "rescore"]
+#: Where a record comes from: live scoring, an evaluation (``run_evals``, ``scorer.run``), re-scoring
+#: stored runs, or a canary epoch re-judging labelled runs (``agentevals canary``).
+Source = Literal["live", "eval", "rescore", "canary"]
 
 
 class _ScoreRecord(BaseModel):

@@ -3,6 +3,8 @@ or nothing, every bad line named; SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -110,6 +112,24 @@ async def test_labels_are_exported_and_import_into_another_store(
     await sink.close()
     assert main(["labels", "import", str(out), "--db", str(other)]) == 0
     assert _stored(str(other), "agentevals_scores") == _stored(address, table)
+
+
+def test_a_csv_export_escapes_the_cells_a_spreadsheet_would_run(
+    store: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    address, table = store
+    with Labels(address, table=table) as labels:
+        labels.add("-r1", "helpfulness", "pass", labeller="@ann", note='=HYPERLINK("http://x")')
+    export = ["labels", "export", "--db", address, "--table", table]
+    assert main(export) == 0
+    [row] = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert (row["run_id"], row["labeller"], row["note"]) == ("'-r1", "'@ann", '\'=HYPERLINK("http://x")')
+    assert main([*export, "--no-csv-escape"]) == 0
+    [row] = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert (row["run_id"], row["labeller"], row["note"]) == ("-r1", "@ann", '=HYPERLINK("http://x")')
+    out = tmp_path / "labels.jsonl"
+    assert main([*export, "--out", str(out)]) == 0  # JSON Lines are data, never run: written as stored
+    assert json.loads(out.read_text())["note"] == '=HYPERLINK("http://x")'
 
 
 def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
