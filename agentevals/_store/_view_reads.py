@@ -2,7 +2,8 @@
 once for SQLite and PostgreSQL (see ``_dialect``). Where the rollup and histogram cannot answer (an eval
 id filtered, scores outside 0..1, a threshold between bins), the scores are grouped into bins
 (``ROUND(score, 3)``) so that percentiles and histograms come from a few thousand grouped rows; the
-rollup's own reads are ``_rollup_reads``.
+rollup's own reads are ``_rollup_reads``, the labels' ``_labels`` (here only the state of the labels
+table the viewer's caches key on).
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ def newest_rows(q: Reading) -> tuple[Any, ...]:
     tables (SQLite: its rowid; PostgreSQL: the row count and newest timestamp)."""
     sql = f"SELECT {q.dialect.newest_rows} FROM {{}}"
     return (*q.rows(sql.format(q.tables.scores))[0], *q.rows(sql.format(q.tables.runs))[0])
+
+
+def labels_state(q: Reading) -> tuple[Any, ...]:
+    """Values that change when a label is added or deleted: the labels' count and newest ``created_at``
+    (``(0, None)`` without a labels table)."""
+    if not q.has_table(q.tables.labels):
+        return (0, None)
+    count, newest = q.rows(f"SELECT COUNT(*), MAX(created_at) FROM {q.tables.labels}")[0]
+    return (int(count), _text(newest))
 
 
 # -- choices for the filter forms ------------------------------------------------------------------------
@@ -219,6 +229,32 @@ def by_version_and_models(
     return [(v, _key(m), int(n), float(t), int(k), int(x or 0)) for v, m, n, t, k, x in rows]
 
 
+def version_passes(
+    q: Reading, scorer: str, f: ScoreFilter, bounds: tuple[float, float]
+) -> list[tuple[str | None, int, int, int, Any]]:
+    """Per version of one scorer under ``f``: ``(scorer_version, scores, errored records, scores within
+    (low, high), newest created_at)``; skipped records are neither (the shape of
+    ``_labels.version_pass_counts``, under the viewer's filters)."""
+    clause, params = filtered(q, f, extra=["scorer_id = ?", "outcome <> 'skipped'"])
+    rows = q.rows(
+        "SELECT scorer_version, COUNT(score), COUNT(*) - COUNT(score), "
+        "SUM(CASE WHEN score >= ? AND score <= ? THEN 1 ELSE 0 END), MAX(created_at) "
+        f"FROM {q.tables.scores}{clause} GROUP BY scorer_version",
+        [*bounds, scorer, *params],
+    )
+    return [(v, int(n), int(e), int(p or 0), newest) for v, n, e, p, newest in rows]
+
+
+def version_starts(q: Reading) -> list[tuple[str, str | None, str]]:
+    """``(scorer_id, scorer_version, first created_at)`` of each version of each scorer: when the store
+    first holds a record of it (ISO text, UTC)."""
+    rows = q.rows(
+        f"SELECT scorer_id, scorer_version, MIN(created_at) FROM {q.tables.scores} "
+        "WHERE scorer_id IS NOT NULL GROUP BY scorer_id, scorer_version"
+    )
+    return [(str(s), v, str(_text(first))) for s, v, first in rows if first is not None]
+
+
 # -- runs ------------------------------------------------------------------------------------------------
 
 
@@ -286,15 +322,15 @@ def run_scores(q: Reading, run_id: str) -> list[dict[str, Any]]:
 # -- compare ---------------------------------------------------------------------------------------------
 
 
-def moments(q: Reading, f: ScoreFilter) -> list[tuple[str, int, float | None, float | None]]:
-    """``(scorer_id, n, sum, sum of squares)`` of the scores under ``f``."""
+def moments(q: Reading, f: ScoreFilter) -> list[tuple[str, str | None, int, float | None, float | None]]:
+    """``(scorer_id, scorer_version, n, sum, sum of squares)`` of the scores under ``f``."""
     clause, params = filtered(q, f, extra=["score IS NOT NULL"])
     rows = q.rows(
-        f"SELECT scorer_id, COUNT(*), SUM(score), SUM(score * score) FROM {q.tables.scores}{clause} "
-        "GROUP BY scorer_id ORDER BY scorer_id",
+        f"SELECT scorer_id, scorer_version, COUNT(*), SUM(score), SUM(score * score) "
+        f"FROM {q.tables.scores}{clause} GROUP BY scorer_id, scorer_version ORDER BY scorer_id",
         params,
     )
-    return [(s, int(n), float_or_none(t), float_or_none(sq)) for s, n, t, sq in rows]
+    return [(s, v, int(n), float_or_none(t), float_or_none(sq)) for s, v, n, t, sq in rows]
 
 
 def item_means(q: Reading, f: ScoreFilter) -> dict[tuple[str, str], tuple[float, str]]:

@@ -3,7 +3,7 @@ the error the labels measure."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -179,11 +179,23 @@ def agreement_of(
     chosen = threshold
     if chosen is None:
         chosen, origin = _stored_threshold(q, scorer)
+    counts = _labels.version_pass_counts(q, scorer, chosen, version=version, since=since, source=source)
+    return agreement_counted(q, scorer, chosen, origin, version, min_per_class, counts)
+
+
+def agreement_counted(
+    q: Reading,
+    scorer: str,
+    threshold: Threshold,
+    origin: ThresholdOrigin,
+    version: str | None,
+    min_per_class: int,
+    pass_counts: Iterable[Sequence[Any]],
+) -> Agreement:
+    """:func:`agreement_of` with each version's pass counts read by the caller (rows as
+    ``_labels.version_pass_counts`` gives them: a page counts the records under its own filters)."""
     pairs = _latest_pairs(_labels.label_pairs(q, scorer, version))
-    counts = {
-        row[0]: row[1:]
-        for row in _labels.version_pass_counts(q, scorer, chosen, version=version, since=since, source=source)
-    }
+    counts = {row[0]: tuple(row[1:]) for row in pass_counts}
     newest = {v: row[3] for v, row in counts.items()}
     versions = sorted(
         set(counts) | {pair.version for pair in pairs},
@@ -195,7 +207,7 @@ def agreement_of(
             v,
             [pair for pair in pairs if pair.version == v],
             counts.get(v, (0, 0, 0, None)),
-            chosen,
+            threshold,
             min_per_class,
         )
         for v in versions
@@ -203,7 +215,7 @@ def agreement_of(
     labels = _labels.count_labels(q, scorer)
     return Agreement(
         scorer=scorer,
-        threshold=chosen,
+        threshold=threshold,
         threshold_origin=origin,
         min_per_class=min_per_class,
         labels=labels,

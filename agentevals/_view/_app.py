@@ -1,4 +1,6 @@
-"""``agentevals view``: a read-only Starlette app over a store (GET routes only) and its server.
+"""``agentevals view``: a Starlette app over a store and its server; read-only (GET routes only) unless
+started in labels mode (``labelling``: the run page's label forms and their POST routes, see
+:mod:`agentevals._view._labelling`).
 
 >>> import tempfile, pathlib
 >>> from agentevals.sinks import SQLiteSink
@@ -14,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,9 +24,13 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from agentevals._view import _pages, _thresholds
+from agentevals._trust._agreement import Agreement
+from agentevals._trust._opened import check_labels_kept
+from agentevals._trust._stats import MIN_LABELS_PER_CLASS
+from agentevals._view import _annotated, _labelled, _pages, _thresholds, _versions
 from agentevals._view._cache import Cache
-from agentevals._view._queries import BUCKETS, Bucket, Filters, Reader
+from agentevals._view._labelling import Labelling, Refused, label_routes
+from agentevals._view._queries import BUCKETS, Bucket, Filters, Reader, State
 from agentevals._view._render import STATIC, render
 
 HOST = "127.0.0.1"
@@ -40,52 +47,87 @@ def create_app(
     table: str = "agentevals_scores",
     settings: _pages.Settings | None = None,
     warm: bool = True,
+    labelling: Labelling | None = None,
+    min_labels: int = MIN_LABELS_PER_CLASS,
 ) -> Any:
     """The app over the store at ``address`` (a SQLite file or ``postgresql://`` URL); ``warm``
-    computes the overview in the background at once. Raises ``ValueError`` when there is no store."""
+    computes the overview in the background at once; ``labelling`` adds the label forms and routes; a
+    pass rate is corrected by labels once each class has ``min_labels``. Raises ``ValueError`` when
+    there is no store (or, with ``labelling``, one that keeps no labels)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
+    if labelling is not None:
+        check_labels_kept(address)
     reader = Reader(address, table=table)
     config = settings or _pages.Settings()
     cache = Cache()
+    writes = [0]  # label writes of this process: with the store's labels, a key of what labels decide
 
-    def cached(key: Any, compute: Callable[[], Any]) -> Any:
-        return cache.get((*key, config.key()), reader.fingerprint(), compute)
+    def cached(state: State, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` cached while the store's rows are as in ``state``."""
+        return cache.get((*key, config.key()), state.rows, compute)
 
-    def judged(key: Any, f: Filters, compute: Callable[[_pages.Settings], Any]) -> Any:
+    def judged(state: State, key: Any, f: Filters, compute: Callable[[_pages.Settings], Any]) -> Any:
         """``compute(settings)`` cached, the settings with the pass thresholds the store keeps for
-        ``f``'s scope (its scorers table read once per store fingerprint)."""
+        ``f``'s scope (its scorers table read once per state of its rows)."""
         from agentevals._evals._catalog import stored_scorers
 
-        fingerprint = reader.fingerprint()
-        stored = cache.get(("stored-scorers",), fingerprint, lambda: reader.with_store(stored_scorers))
+        stored = cache.get(("stored-scorers",), state.rows, lambda: reader.with_store(stored_scorers))
         settings = config.scoped(_thresholds.in_scope(stored, f.eval_id))
-        return cache.get((*key, settings.key()), fingerprint, lambda: compute(settings))
+        return cache.get((*key, settings.key()), state.rows, lambda: compute(settings))
 
-    def choices() -> dict[str, Any]:
+    def labelled(state: State, key: Any, f: Filters, compute: Callable[[_pages.Settings], Any]) -> Any:
+        """:func:`judged` keyed on the store's labels too: a label added or deleted is never followed
+        by a page computed before it (a stale page is served only while rows are added)."""
+        return judged(state, (*key, state.labels, writes[0], min_labels), f, compute)
+
+    def agreements(state: State, f: Filters, scorer_ids: tuple[str, ...]) -> dict[str, Agreement]:
+        return labelled(  # type: ignore[no-any-return]
+            state,
+            ("agreements", f, scorer_ids),
+            f,
+            lambda s: _labelled.agreements(reader, scorer_ids, f, s.bound, min_labels),
+        )
+
+    def version_changes(state: State) -> dict[str, list[_versions.VersionChange]]:
+        def compute() -> dict[str, list[_versions.VersionChange]]:
+            with reader.session() as q:
+                return _versions.changes(q.version_starts())
+
+        return cached(state, ("version-changes",), compute)  # type: ignore[no-any-return]
+
+    def choices(state: State) -> dict[str, Any]:
         def compute() -> dict[str, Any]:
             with reader.session() as q:
                 return q.choices()
 
-        return cached(("choices",), compute)  # type: ignore[no-any-return]
+        return cached(state, ("choices",), compute)  # type: ignore[no-any-return]
 
-    def beside_choices(compute: Callable[[], Any]) -> tuple[Any, dict[str, Any]]:
+    def beside_choices(state: State, compute: Callable[[], Any]) -> tuple[Any, dict[str, Any]]:
         """``compute()`` and the filter choices, at once (on a cold store both are queries)."""
         with ThreadPoolExecutor(max_workers=1) as pool:
-            opts = pool.submit(choices)
+            opts = pool.submit(choices, state)
             return compute(), opts.result()
 
     def warm_up() -> None:
         try:
-            choices()
-            judged(
-                ("overview", Filters()), Filters(), partial(_pages.overview, reader, Filters(), deferred=True)
+            state = reader.state()
+            choices(state)
+            data = judged(
+                state,
+                ("overview", Filters()),
+                Filters(),
+                partial(_pages.overview, reader, Filters(), deferred=True),
             )
-            cached(("overview-deferred", Filters()), lambda: _pages.overview_deferred(reader, Filters()))
+            agreements(state, Filters(), tuple(s["id"] for s in data["scorers"]))
+            cached(
+                state, ("overview-deferred", Filters()), lambda: _pages.overview_deferred(reader, Filters())
+            )
+            version_changes(state)
         except Exception:  # the first visit computes it again and shows the error
             logging.getLogger(__name__).debug("computing the overview at start-up failed", exc_info=True)
 
@@ -111,9 +153,13 @@ def create_app(
 
     def overview(request: Request) -> Response:
         f = _filters(request.query_params, until=False)
+        state = reader.state()
         data, opts = beside_choices(
-            lambda: judged(("overview", f), f, partial(_pages.overview, reader, f, deferred=True))
+            state,
+            lambda: judged(state, ("overview", f), f, partial(_pages.overview, reader, f, deferred=True)),
         )
+        found = agreements(state, f, tuple(s["id"] for s in data["scorers"]))
+        data = _annotated.overview(data, found, version_changes(state))
         return page(
             request,
             "overview.html",
@@ -127,20 +173,26 @@ def create_app(
     def overview_deferred(request: Request) -> Response:
         """The overview's slow parts (coverage's runs, the worst scores): fetched by the page once shown."""
         f = _filters(request.query_params, until=False)
-        data = cached(("overview-deferred", f), lambda: _pages.overview_deferred(reader, f))
+        data = cached(reader.state(), ("overview-deferred", f), lambda: _pages.overview_deferred(reader, f))
         return page(request, "_overview_deferred.html", data=data, charts={})
 
     def scorer(request: Request) -> Response:
         scorer_id = request.path_params["scorer_id"]
         f = _filters(request.query_params)
         bucket = _bucket(request.query_params.get("bucket", "day"))
+        state = reader.state()
         data, opts = beside_choices(
+            state,
             lambda: judged(
+                state,
                 ("scorer", scorer_id, f, bucket),
                 f,
                 partial(_pages.scorer, reader, scorer_id, f, bucket, deferred=True),
-            )
+            ),
         )
+        found = agreements(state, f, (scorer_id,)).get(scorer_id)
+        changes = version_changes(state).get(scorer_id, [])
+        data = _annotated.scorer(data, _labelled.corrected(found) or _labelled.UNLABELLED, changes, bucket)
         return page(
             request,
             "scorer.html",
@@ -157,7 +209,11 @@ def create_app(
         """A scorer page's slow part (breakdowns by agent model and scorer version): fetched once shown."""
         scorer_id = request.path_params["scorer_id"]
         f = _filters(request.query_params)
-        data = cached(("scorer-deferred", scorer_id, f), lambda: _pages.scorer_deferred(reader, scorer_id, f))
+        data = cached(
+            reader.state(),
+            ("scorer-deferred", scorer_id, f),
+            lambda: _pages.scorer_deferred(reader, scorer_id, f),
+        )
         return page(request, "_scorer_deferred.html", data=data, charts={})
 
     def runs(request: Request) -> Response:
@@ -175,7 +231,7 @@ def create_app(
         page_no = int(_number(params, "page") or 0)
         with reader.session() as q:
             data = _pages.runs(q, f, page_no, **narrow)
-        opts = choices()
+        opts = choices(reader.state())
         query = {k: v for k, v in params.items() if k != "page" and v}
         return page(request, "runs.html", title="Runs", data=data, query=query, choices=opts, charts={})
 
@@ -183,6 +239,7 @@ def create_app(
         run_id = request.path_params["run_id"]
         with reader.session() as q:
             data = _pages.run(q, run_id)
+            labels = _labelled.run_labels(q, run_id)
         if data is None:
             return page(
                 request,
@@ -192,16 +249,48 @@ def create_app(
                 message=f"no run {run_id!r} in this store",
                 charts={},
             )
-        return page(request, "run.html", title=f"Run {run_id}", data=data, charts={})
+        return page(
+            request,
+            "run.html",
+            title=f"Run {run_id}",
+            data=data,
+            labels=labels,
+            scorers=sorted({str(r["scorer_id"]) for r in data["records"]}),
+            labelling=labelling,
+            charts={},
+        )
+
+    def agreement(request: Request) -> Response:
+        f = _filters(request.query_params)
+        state = reader.state()
+        data, opts = beside_choices(
+            state,
+            lambda: labelled(
+                state,
+                ("agreement-page", f),
+                f,
+                lambda s: _labelled.agreement_page(reader, f, s.bound, min_labels),
+            ),
+        )
+        return page(
+            request,
+            "agreement.html",
+            title="Agreement",
+            data=data,
+            query=dict(request.query_params),
+            choices=opts,
+            charts={},
+        )
 
     def compare(request: Request) -> Response:
         params = request.query_params
         a, b = _side(params, "a"), _side(params, "b")
-        opts = choices()
+        state = reader.state()
+        opts = choices(state)
         data = (
             None
             if a is None or b is None
-            else cached(("compare", a, b), lambda: _pages.compare(reader, a, b))
+            else cached(state, ("compare", a, b), lambda: _pages.compare(reader, a, b))
         )
         return page(
             request,
@@ -221,8 +310,18 @@ def create_app(
         Route("/runs", guarded(runs)),
         Route("/runs/{run_id:path}", guarded(run)),
         Route("/compare", guarded(compare)),
+        Route("/agreement", guarded(agreement)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+    if labelling is not None:
+
+        def refused(request: Request, why: Refused) -> Response:
+            return page(request, "error.html", why.status, title="Not written", message=str(why), charts={})
+
+        def written() -> None:
+            writes[0] += 1
+
+        routes[-1:-1] = label_routes(reader, labelling, refused, written)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -289,10 +388,17 @@ def serve(
     port: int = PORT,
     table: str = "agentevals_scores",
     settings: _pages.Settings | None = None,
+    labeller: str | None = None,
+    min_labels: int = MIN_LABELS_PER_CLASS,
 ) -> None:
-    """Serve the app until interrupted (Ctrl-C)."""
+    """Serve the app until interrupted (Ctrl-C); in labels mode when ``labeller`` is given (``''``:
+    unnamed)."""
     import uvicorn
 
-    app = create_app(address, table=table, settings=settings)
-    print(f"agentevals view: {app.state.display} on http://{host}:{port}/ (Ctrl-C to stop)")
+    labelling = None if labeller is None else Labelling.listening_on(host, labeller)
+    app = create_app(address, table=table, settings=settings, labelling=labelling, min_labels=min_labels)
+    mode = "" if labelling is None else ", labels mode"
+    print(f"agentevals view: {app.state.display} on http://{host}:{port}/{mode} (Ctrl-C to stop)")
+    if labelling is not None and labelling.hosts is None:
+        print(f"agentevals view: anyone who can reach {host}:{port} can write labels", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="warning")

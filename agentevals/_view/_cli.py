@@ -4,7 +4,9 @@ when one of them runs, so the web stack loads lazily)."""
 from __future__ import annotations
 
 import argparse
+import getpass
 
+from agentevals._trust._stats import MIN_LABELS_PER_CLASS
 from agentevals._view._app import HOST, PORT
 
 _EXTRA = "agentevals view needs the view extra: pip install 'agentevals-core[view]'"
@@ -16,6 +18,22 @@ def add_view_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=PORT)
     parser.add_argument("--table", default="agentevals_scores")
     add_threshold_argument(parser)
+    parser.add_argument(
+        "--labels",
+        action="store_true",
+        help="labels mode: each run page gets pass / fail / score buttons that store people's labels",
+    )
+    parser.add_argument(
+        "--labeller", metavar="NAME", help="who labels in labels mode (default: the user name)"
+    )
+    parser.add_argument(
+        "--min-labels",
+        type=int,
+        default=MIN_LABELS_PER_CLASS,
+        metavar="N",
+        help="correct a pass rate for the judge's error once people labelled N passing and N failing runs "
+        f"(default {MIN_LABELS_PER_CLASS})",
+    )
 
 
 def add_threshold_argument(parser: argparse.ArgumentParser) -> None:
@@ -49,14 +67,25 @@ def view(args: argparse.Namespace) -> None:
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port {args.port}: expected 1 to 65535")
-    serve(args.db, host=args.host, port=args.port, table=args.table, settings=settings(args.pass_threshold))  # type: ignore[arg-type]
+    if args.labeller is not None and not args.labels:
+        raise ValueError("--labeller names who labels in labels mode: add --labels")
+    if args.min_labels < 1:
+        raise ValueError(f"--min-labels {args.min_labels}: expected a number of labels, 1 or more")
+    serve(
+        args.db,
+        host=args.host,
+        port=args.port,
+        table=args.table,
+        settings=settings(args.pass_threshold),  # type: ignore[arg-type]
+        labeller=(args.labeller if args.labeller is not None else _user()) if args.labels else None,
+        min_labels=args.min_labels,
+    )
 
 
 def report_html(args: argparse.Namespace, *, eval_id: str | None = None) -> str:
     """Write ``args.html`` (the report of ``args.db`` under its --since/--source) and return its path."""
     _require_extra()
     from agentevals._evals._report import parse_since
-    from agentevals._trust._stats import MIN_LABELS_PER_CLASS
     from agentevals._view._queries import Filters
     from agentevals._view._report_html import write_report
 
@@ -74,6 +103,13 @@ def report_html(args: argparse.Namespace, *, eval_id: str | None = None) -> str:
         min_labels=getattr(args, "min_labels", MIN_LABELS_PER_CLASS),
     )
     return str(path)
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no user name in the environment or the password database
+        return ""
 
 
 def _require_extra() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from agentevals._evals._catalog import dropped_counts
 from agentevals._model._thresholds import Threshold
-from agentevals._view import _rolled, _scorer_numbers, _stats
+from agentevals._view import _rolled, _scorer_numbers, _stats, _versions
 from agentevals._view._axes import STEP, time_window
 from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session
 from agentevals._view._rolled import Outcomes
@@ -399,12 +399,12 @@ def _text(value: Any) -> str | None:
 
 
 def compare(reader: Reader, a: Filters, b: Filters, limit: int = 20) -> dict[str, Any]:
-    """Per scorer: each side's mean, the delta with Welch's t hint; the items that regressed most."""
+    """Per scorer: each side's mean, the delta with Welch's t hint; the scorers whose versions differ
+    between the sides; the items that regressed most."""
     moments_a, moments_b, items_a, items_b = reader.parallel(
         [lambda q: q.moments(a), lambda q: q.moments(b), lambda q: q.item_means(a), lambda q: q.item_means(b)]
     )
-    side_a = {s: (n, t, sq) for s, n, t, sq in moments_a}
-    side_b = {s: (n, t, sq) for s, n, t, sq in moments_b}
+    (side_a, versions_a), (side_b, versions_b) = _by_scorer(moments_a), _by_scorer(moments_b)
     empty: tuple[int, float | None, float | None] = (0, None, None)
     pairs = [
         (s, _stats.compare(side_a.get(s, empty), side_b.get(s, empty)))
@@ -429,6 +429,7 @@ def compare(reader: Reader, a: Filters, b: Filters, limit: int = 20) -> dict[str
     changed.sort(key=lambda item: (item["delta"], item["scorer_id"], item["input"]))
     return {
         "deltas": deltas,
+        "versions": _versions.differing(versions_a, versions_b),
         "regressed": changed[:limit],
         "chart": {
             "labels": [s for s, _ in pairs],
@@ -436,3 +437,23 @@ def compare(reader: Reader, a: Filters, b: Filters, limit: int = 20) -> dict[str
             "b": [d.mean_b for _, d in pairs],
         },
     }
+
+
+_Moments = tuple[int, float | None, float | None]
+
+
+def _by_scorer(
+    rows: list[tuple[str, str | None, int, float | None, float | None]],
+) -> tuple[dict[str, _Moments], dict[str, set[str | None]]]:
+    """Each scorer's ``(n, sum, sum of squares)`` over its versions, and its versions."""
+    moments: dict[str, _Moments] = {}
+    versions: dict[str, set[str | None]] = defaultdict(set)
+    for scorer_id, version, n, total, squares in rows:
+        before = moments.get(scorer_id, (0, None, None))
+        moments[scorer_id] = (before[0] + n, _plus(before[1], total), _plus(before[2], squares))
+        versions[scorer_id].add(version)
+    return moments, dict(versions)
+
+
+def _plus(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else a + b

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
-from agentevals._store import _view_reads
+from agentevals._store import _labels, _view_reads
 from agentevals._store._reading import Reading, parallel
 from agentevals._store._row import TABLE
 from agentevals._store._store import Store, display_address, open_store
@@ -100,11 +100,20 @@ class Reader:
         (sqlite3 and psycopg release the GIL while a query runs)."""
         return parallel([_in_session(job) for job in jobs], self.store.session, threads=_THREADS)
 
-    def fingerprint(self) -> tuple[Any, ...]:
-        """Changes when rows are added to the store (caches of computed pages key on it): the newest
-        row of each table (SQLite: its rowid; PostgreSQL: the row count and newest timestamp)."""
+    def state(self) -> State:
+        """What the caches of computed pages key on, read on one connection."""
         with self.store.session() as reading:
-            return _view_reads.newest_rows(reading)
+            return State(_view_reads.newest_rows(reading), _view_reads.labels_state(reading))
+
+
+@dataclass(frozen=True)
+class State:
+    """A store's state as the caches of computed pages see it: ``rows`` changes when rows are added (the
+    newest row of the scores and runs tables: SQLite's rowid, PostgreSQL's row count and newest
+    timestamp), ``labels`` when a label is added or deleted (their count and newest ``created_at``)."""
+
+    rows: tuple[Any, ...]
+    labels: tuple[Any, ...]
 
 
 def _in_session(job: Callable[[Session], T]) -> Callable[[Reading], T]:
@@ -175,6 +184,29 @@ class Session:
         """``(scorer version, agent models, rows, sum of scores, scores, failures)`` of one scorer."""
         return _view_reads.by_version_and_models(self.reading, scorer, f)
 
+    def version_starts(self) -> list[tuple[str, str | None, str]]:
+        """``(scorer_id, scorer_version, first created_at)`` of each scorer's versions."""
+        return _view_reads.version_starts(self.reading)
+
+    # -- labels ----------------------------------------------------------------------------------------
+
+    def label_names(self) -> list[str]:
+        """The distinct names of the stored labels."""
+        return _labels.label_names(self.reading)
+
+    def version_passes(
+        self, scorer: str, f: Filters, bounds: tuple[float, float]
+    ) -> list[tuple[str | None, int, int, int, Any]]:
+        """Per version of one scorer under ``f``: ``(scorer_version, scores, errored, passed, newest
+        created_at)``, ``passed`` counting the scores within ``(low, high)``."""
+        return _view_reads.version_passes(self.reading, scorer, f, bounds)
+
+    def run_labels(self, run_id: str) -> list[tuple[Any, ...]]:
+        """The labels of one run (``_labels.LABEL_COLUMNS``), oldest first; none without a labels table."""
+        if not self.reading.has_table(self.reading.tables.labels):
+            return []
+        return _labels.label_rows(self.reading, run_id=run_id, name=None)
+
     # -- runs ------------------------------------------------------------------------------------------
 
     def score_rows(
@@ -210,8 +242,8 @@ class Session:
 
     # -- compare ---------------------------------------------------------------------------------------
 
-    def moments(self, f: Filters) -> list[tuple[str, int, float | None, float | None]]:
-        """``(scorer_id, n, sum, sum of squares)`` of the scores under ``f``."""
+    def moments(self, f: Filters) -> list[tuple[str, str | None, int, float | None, float | None]]:
+        """``(scorer_id, scorer_version, n, sum, sum of squares)`` of the scores under ``f``."""
         return _view_reads.moments(self.reading, f)
 
     def item_means(self, f: Filters) -> dict[tuple[str, str], tuple[float, str]]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agentevals._evals._format import usd as dollars
+from agentevals._trust._stats import Estimate
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -44,6 +45,26 @@ def pct(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.1f}%"
 
 
+def interval(value: Estimate | None) -> str:
+    """An estimate with its 95% interval (``–`` for none).
+
+    >>> interval(Estimate(0.8125, 0.7, 0.9))
+    '0.812 [0.700, 0.900]'
+    """
+    return "–" if value is None else str(value)
+
+
+def rate(value: Estimate | None) -> str:
+    """A share with its 95% interval, in percent (``–`` for none).
+
+    >>> rate(Estimate(0.667, 0.586, 0.748))
+    '66.7% [58.6, 74.8]'
+    """
+    if value is None:
+        return "–"
+    return f"{value.value * 100:.1f}% [{value.low * 100:.1f}, {value.high * 100:.1f}]"
+
+
 def usd(value: float | None) -> str:
     return "–" if value is None else dollars(value)
 
@@ -64,7 +85,7 @@ def environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=num, pct=pct, usd=usd, short=short)
+    env.filters.update(num=num, pct=pct, usd=usd, short=short, interval=interval, rate=rate)
     env.globals.update(STYLES=STYLES, SCRIPTS=SCRIPTS)
     return env
 

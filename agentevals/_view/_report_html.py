@@ -1,6 +1,6 @@
 """``agentevals report --html FILE``: the overview, each labelled scorer's agreement with people and its
-corrected pass rates, every scorer's charts and a comparison in one self-contained HTML file (data, CSS
-and chart code inline) to attach to a pull request or CI run."""
+corrected pass rates, every scorer's charts (marked where its version changed) and a comparison in one
+self-contained HTML file (data, CSS and chart code inline) to attach to a pull request or CI run."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from agentevals._model._thresholds import Threshold
 from agentevals._store._store import Store
 from agentevals._trust._agreement import Agreement, labelled_agreements, worst_disagreements
 from agentevals._trust._stats import MIN_LABELS_PER_CLASS
-from agentevals._view import _pages, _thresholds
+from agentevals._view import _annotated, _pages, _thresholds, _versions
 from agentevals._view._app import HOST, PORT
+from agentevals._view._labelled import corrected
 from agentevals._view._queries import Filters, Reader, Session
 from agentevals._view._render import render
 
@@ -44,10 +45,18 @@ def write_report(
         data = _pages.overview(reader, filters, config)
         scorer_ids = [s["id"] for s in data["scorers"]]
         agreement = reader.with_store(partial(_agreements, scorer_ids, config, filters, min_labels))
+        found = {a.scorer: a for a in agreement}
+        changes = _versions.changes(q.version_starts())
+        data = _annotated.overview(data, found, changes)
         charts: dict[str, Any] = dict(data["charts"])
         sections = []
         for index, s in enumerate(data["scorers"]):
-            scorer = _pages.scorer(reader, s["id"], filters, "day", config)
+            scorer = _annotated.scorer(
+                _pages.scorer(reader, s["id"], filters, "day", config),
+                corrected(found.get(s["id"])),
+                changes.get(s["id"], []),
+                "day",
+            )
             prefix = f"s{index}-"
             charts.update({prefix + key: value for key, value in scorer["charts"].items()})
             sections.append({"data": scorer, "prefix": prefix})

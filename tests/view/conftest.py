@@ -1,6 +1,7 @@
 """Stores and servers for the viewer's tests: the demo's store, a generated store of realistic records
 written through ``SQLiteSink`` (entities, models, versions, failures, judge costs, two evaluations, a
-run whose output is a script tag), uvicorn on a free port, and Debian's Chromium through Playwright."""
+run whose output is a script tag), a store of two scorer versions with people's labels (SQLite and
+PostgreSQL), uvicorn on a free port, and Debian's Chromium through Playwright."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import os
 import random
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -375,10 +379,49 @@ def catalog_server(catalog_store: Path) -> Iterator[Server]:
         yield server
 
 
-@pytest.fixture(scope="session")
+class ViewCommand:
+    """``agentevals view ARGS`` run as a command on a free port of 127.0.0.1 until leaving the block;
+    ``output`` is what it printed."""
+
+    def __init__(self, *args: str) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.command = [sys.executable, "-m", "agentevals.cli", "view", *args, "--port", str(self.port)]
+        self.output = ""
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ViewCommand:
+        import httpx
+
+        self.process = subprocess.Popen(
+            self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.process.poll() is None, self.process.communicate()
+            try:
+                httpx.get(self.url + "/static/app.css", timeout=5)
+                return self
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "agentevals view did not start"
+                time.sleep(0.2)
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.output, _ = self.process.communicate(timeout=30)
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium driven by Playwright. Skips with the reason when it is missing, except under
-    ``CI=true``, where a missing browser fails the test (``.ci/run`` installs it)."""
+    """Debian's Chromium driven by Playwright, for the tests of one module. Skips with the reason when it
+    is missing, except under ``CI=true``, where a missing browser fails the test (``.ci/run`` installs
+    it). Playwright's sync API leaves its event loop marked as running on the main thread between its
+    calls (it runs the loop in a greenlet it switches out of), so while it lives no other loop can start
+    there: it is stopped with its module, before any async test of another module runs."""
     reason = None
     try:
         from playwright.sync_api import sync_playwright
@@ -397,3 +440,112 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+#: When the labelled store's ``helpfulness`` records start: version v1 first, v2 from ten days on.
+LABELLED_START = NOW - timedelta(days=20)
+V2_START = LABELLED_START + timedelta(days=10, hours=5, minutes=30)
+#: ``helpfulness`` v2 runs ``h0`` … ``h79``: the judge passes the even ones (0.9) and fails the odd (0.1).
+V2_RUNS = 80
+#: Of those, the runs people labelled pass/fail: all but h0 and h2 as the judge did, h1 passed.
+LABELLED_RUNS = 70
+#: Runs people labelled with a score, and the scores they gave.
+SCORE_LABELS = {"h70": 0.8, "h71": 0.3, "h72": 0.6, "h73": 0.2, "h74": 0.4}
+
+
+def labelled_records() -> list[Any]:
+    """``helpfulness`` v1 (20 runs ``old0`` …, evaluation ``eval-old``) then v2 (:data:`V2_RUNS` runs,
+    evaluation ``eval-new``, half of them of agent ``billing_agent``), and ``tone`` (no version) on
+    every run."""
+    records: list[Any] = []
+    for n in range(20):
+        common = {
+            "run_id": f"old{n}",
+            "entity": "support_agent",
+            "input": f"old question {n}",
+            "output": f"old answer {n}",
+            "created_at": LABELLED_START + timedelta(hours=n),
+            "eval_id": "eval-old",
+            "source": "eval",
+        }
+        records.append(
+            ScoreResult(
+                scorer_id="helpfulness", scorer_name="Helpfulness", scorer_version="v1", score=0.7, **common
+            )
+        )
+        records.append(ScoreResult(scorer_id="tone", scorer_name="Tone", score=0.8, **common))
+    for n in range(V2_RUNS):
+        common = {
+            "run_id": f"h{n}",
+            "entity": "support_agent" if n < V2_RUNS // 2 else "billing_agent",
+            "input": f"question {n}",
+            "output": f"answer {n}",
+            "created_at": V2_START + timedelta(hours=n),
+            "eval_id": "eval-new",
+            "source": "eval",
+        }
+        records.append(
+            ScoreResult(
+                scorer_id="helpfulness",
+                scorer_name="Helpfulness",
+                scorer_version="v2",
+                score=0.9 if n % 2 == 0 else 0.1,
+                reason="helps" if n % 2 == 0 else "does not help",
+                **common,
+            )
+        )
+        records.append(ScoreResult(scorer_id="tone", scorer_name="Tone", score=0.8, **common))
+    return records
+
+
+def add_labels(address: str, table: str) -> None:
+    """People's labels of ``helpfulness`` (pass/fail on :data:`LABELLED_RUNS` runs, scores on
+    :data:`SCORE_LABELS`) by ann, and one label of a name no scorer has."""
+    from agentevals.evals import Labels
+
+    with Labels(address, table=table) as labels:
+        for n in range(LABELLED_RUNS):
+            passed = (n % 2 == 0) != (n in (0, 1, 2))
+            labels.add(f"h{n}", "helpfulness", "pass" if passed else "fail", labeller="ann", note=f"note {n}")
+        for run_id, value in SCORE_LABELS.items():
+            labels.add(run_id, "helpfulness", value, labeller="bob")
+        labels.add("h3", "helpful", True, labeller="ann")
+
+
+async def drop_postgres_store(url: str, table: str) -> None:
+    import psycopg
+
+    from agentevals._store._row import tables
+    from agentevals._store._schema_check import store_tables
+
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        for name in store_tables(tables(table)):
+            await conn.execute(f"DROP TABLE IF EXISTS {name} CASCADE")
+        for name in ("rollup", "bins"):
+            for event in ("insert", "update", "delete"):
+                await conn.execute(f"DROP FUNCTION IF EXISTS {table}_{name}_{event}()")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def labelled_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """``(address, table)`` of a new store of :func:`labelled_records`, without labels, on SQLite or on
+    PostgreSQL (dropped afterwards)."""
+    from agentevals.sinks._open import sink_for
+
+    table = f"agentevals_view_{uuid.uuid4().hex[:10]}"
+    postgres = request.param == "postgres"
+    address = request.getfixturevalue("postgres").url if postgres else str(tmp_path / "labelled.db")
+
+    async def write() -> None:
+        sink: Any = sink_for(address, table=table)
+        try:
+            await sink.write(labelled_records())
+        finally:
+            await sink.close()
+
+    run_sync(write())
+    try:
+        yield address, table
+    finally:
+        if postgres:
+            run_sync(drop_postgres_store(address, table))

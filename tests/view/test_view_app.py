@@ -23,7 +23,7 @@ from agentevals._view._app import create_app
 from agentevals._view._queries import PAGE_SIZE, Filters, Reader
 from agentevals._view._render import json_script
 from agentevals.cli import main
-from tests.view.conftest import XSS, XSS_RUN, generated_records, write_store
+from tests.view.conftest import XSS, XSS_RUN, ViewCommand, generated_records, write_store
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +40,7 @@ def test_every_route_is_get_only(client: TestClient) -> None:
         "/runs",
         f"/runs/{XSS_RUN}",
         "/compare",
+        "/agreement",
     ):
         assert client.get(path).status_code == 200
         assert client.post(path).status_code == 405
@@ -344,42 +345,14 @@ def test_eval_html_reports_the_batch_run(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_the_view_command_serves_on_loopback(generated_store: Path) -> None:
-    import socket
-    import subprocess
-    import sys
-
     import httpx
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    command = [
-        sys.executable,
-        "-m",
-        "agentevals.cli",
-        "view",
-        "--db",
-        str(generated_store),
-        "--port",
-        str(port),
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, process.communicate()
-            try:
-                response = httpx.get(f"http://127.0.0.1:{port}/runs?outcome=failed", timeout=5)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "agentevals view did not start"
-                time.sleep(0.2)
+    with ViewCommand("--db", str(generated_store)) as view:
+        response = httpx.get(f"{view.url}/runs?outcome=failed", timeout=5)
         assert response.status_code == 200 and "JudgeTimeout" in response.text
-        assert httpx.post(f"http://127.0.0.1:{port}/runs", timeout=5).status_code == 405
-    finally:
-        process.terminate()
-        out, _ = process.communicate(timeout=30)
-    assert f"on http://127.0.0.1:{port}/" in out
+        assert httpx.post(f"{view.url}/runs", timeout=5).status_code == 405
+        assert httpx.post(f"{view.url}/labels", timeout=5).status_code == 404  # no labels mode
+    assert f"on http://127.0.0.1:{view.port}/ (Ctrl-C" in view.output
 
 
 def test_a_jsonl_store_is_viewed(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """``agentevals view`` in a real browser (Debian's Chromium through Playwright): every page loads
 without console errors, charts hold their data points, filters change what is shown, a worst run opens
-its transcript, user text is escaped; screenshots go to tests/view/output/ for review."""
+its transcript, user text is escaped, a run labelled in labels mode is counted; screenshots go to
+tests/view/output/ for review."""
 
 from __future__ import annotations
 
@@ -10,13 +11,24 @@ from typing import Any
 
 import pytest
 
-from tests.view.conftest import HOUR, OUTPUT, REPLY, XSS, XSS_RUN, Server
+from tests.view.conftest import (
+    HOUR,
+    OUTPUT,
+    REPLY,
+    XSS,
+    XSS_RUN,
+    Server,
+    ViewCommand,
+    labelled_records,
+    write_store,
+)
 
 PAGES = [
     ("overview", "/"),
     ("scorer", "/scorers/faithfulness"),
     ("runs", "/runs"),
     ("compare", "/compare?a_eval=eval-a&b_eval=eval-b"),
+    ("agreement", "/agreement"),
 ]
 
 
@@ -325,3 +337,38 @@ def test_the_html_report_of_one_hour_of_data(browser: Any, hour_store: Any, tmp_
         page.screenshot(path=OUTPUT / "hour-report.png", full_page=True)
     finally:
         context.close()
+
+
+def test_a_run_labelled_in_the_browser_is_counted_on_the_agreement_page(
+    watched: Watched, tmp_path: Any
+) -> None:
+    """``agentevals view --labels``: a click on "pass" stores the label, the run page lists it, the
+    Agreement page counts it; a click on "delete" removes it."""
+    store = write_store(tmp_path / "labelled.db", labelled_records())
+    with ViewCommand("--db", str(store), "--labels", "--labeller", "ann") as view:
+        page = watched.open(f"{view.url}/runs/h5")
+        assert page.locator("#labels-table tbody").inner_text() == "No labels of this run yet."
+        page.locator('form[data-scorer="helpfulness"] input[name="note"]').fill("answers the question")
+        page.locator('form[data-scorer="helpfulness"] button.pass').click()
+        page.wait_for_url(f"{view.url}/runs/h5#labels")
+        row = page.locator('#labels-table tr[data-name="helpfulness"]')
+        assert row.locator("td").nth(1).inner_text() == "pass"
+        assert row.locator("td").nth(2).inner_text() == "ann"
+        assert "answers the question" in row.inner_text()
+        page.screenshot(path=OUTPUT / "labels-run.png", full_page=True)
+        page = watched.open(f"{view.url}/agreement")
+        found = page.locator("#agreement-helpfulness")
+        assert found.locator(".label-count").inner_text() == "1 label"
+        v2 = found.locator('[data-version="v2"]')
+        assert v2.locator(".labelled").inner_text() == "1"
+        assert v2.locator('[data-cell="fn"]').inner_text() == "1"  # the judge failed h5 (0.1)
+        assert v2.locator(".disagreements a.run-link").get_attribute("href") == "/runs/h5"
+        page.screenshot(path=OUTPUT / "labels-agreement.png", full_page=True)
+        page = watched.open(f"{view.url}/runs/h5")
+        page.locator("#labels-table button.delete").click()
+        page.wait_for_url(f"{view.url}/runs/h5#labels")
+        assert page.locator("#labels-table tbody").inner_text() == "No labels of this run yet."
+        page = watched.open(f"{view.url}/agreement")
+        assert page.locator("#no-labels").count() == 1
+        assert watched.errors == [] and watched.dialogs == []
+    assert ", labels mode" in view.output

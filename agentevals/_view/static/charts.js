@@ -1,7 +1,8 @@
 /* agentevals view: draws each <div data-chart="key" data-kind="..."> from the page's JSON data
    (<script type="application/json" id="chart-data">) with uPlot, on the axes the data gives (its
-   "window" of x, its "range" of y: see _axes.py). After drawing, the element's data-points attribute
-   holds the number of points drawn and data-scale-KEY each scale's "min max" as drawn. */
+   "window" of x, its "range" of y: see _axes.py), with a dashed line at each of its "marks" (where the
+   scorer's version changed). After drawing, the element's data-points attribute holds the number of
+   points drawn, data-marks the marks in view and data-scale-KEY each scale's "min max" as drawn. */
 (function () {
   "use strict";
   var element = document.getElementById("chart-data");
@@ -84,6 +85,31 @@
   function noted(el) {  // each scale's span as drawn, on the element (what the axes show)
     return function (u, key) { el.setAttribute("data-scale-" + key, u.scales[key].min + " " + u.scales[key].max); };
   }
+  // A dashed line where the scorer's version changed (the data's "marks": x and a short label, drawn
+  // beside the line unless the chart is a sparkline); data-marks holds how many are in view.
+  function marked(el, marks, labelled) {
+    return function (u) {
+      var ctx = u.ctx, px = uPlot.pxRatio, shown = 0;
+      ctx.save();
+      ctx.strokeStyle = ctx.fillStyle = color("--alt");
+      ctx.lineWidth = px;
+      ctx.setLineDash([4 * px, 3 * px]);
+      ctx.font = 11 * px + "px system-ui, sans-serif";
+      ctx.textBaseline = "top";
+      (marks || []).forEach(function (m) {
+        if (m.x < u.scales.x.min || m.x > u.scales.x.max) { return; }
+        var x = Math.round(u.valToPos(m.x, "x", true));
+        ctx.beginPath();
+        ctx.moveTo(x, u.bbox.top);
+        ctx.lineTo(x, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+        if (labelled) { ctx.fillText(m.label, x + 3 * px, u.bbox.top + 2 * px); }
+        shown += 1;
+      });
+      ctx.restore();
+      el.setAttribute("data-marks", String(shown));
+    };
+  }
 
   var drawn = [];
   document.querySelectorAll("[data-chart]").forEach(function (el) {
@@ -91,7 +117,7 @@
     var kind = kinds[el.getAttribute("data-kind")];
     if (!d || !kind) { el.setAttribute("data-points", "0"); return; }
     var made = kind(el, d);
-    made.opts.hooks = { setScale: [noted(el)] };
+    made.opts.hooks = { setScale: [noted(el)], draw: [marked(el, d.marks, el.getAttribute("data-kind") !== "spark")] };
     var plot = new uPlot(made.opts, made.data, el);
     el.setAttribute("data-points", String(made.points));
     drawn.push({ el: el, plot: plot, least: el.getAttribute("data-kind") === "spark" ? 40 : 120 });
