@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from agentevals._model._thresholds import Threshold
 from agentevals._store import _labels
-from agentevals._store._catalog_reads import scorer_rows
+from agentevals._store._label_reads import stored_thresholds
 from agentevals._store._reading import Reading
 from agentevals._store._row import TABLE
 from agentevals._trust._labels import LabelKind
@@ -292,15 +292,9 @@ def _label_passed(pair: _Pair, threshold: Threshold) -> bool:
 
 
 def _stored_threshold(q: Reading, scorer: str) -> tuple[Threshold, ThresholdOrigin]:
-    """The threshold of the scorer's newest declaration in the store (``scorer_rows`` is newest
-    first), else the default."""
-    for row in scorer_rows(q, eval_id=None, source=None):
-        scorer_id, step, low, high = row[0], row[5], row[6], row[7]
-        if scorer_id == scorer and not step:
-            if low is None and high is None:
-                break
-            return Threshold(min=low, max=high), "stored"
-    return DEFAULT_THRESHOLD, "default"
+    """The threshold of the scorer's newest declaration in the store, else the default."""
+    stored = stored_thresholds(q).get(scorer)
+    return (DEFAULT_THRESHOLD, "default") if stored is None else (stored, "stored")
 
 
 def labelled_agreements(
