@@ -12,7 +12,6 @@ import collections
 import itertools
 import logging
 import os
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -20,9 +19,9 @@ from typing import Any
 
 from agentevals._engine._sampling import Sampling
 from agentevals._evals._progress import ProgressBar
-from agentevals._model._failure import error_record, skipped_record
 from agentevals._model._result import ScoreRecord
 from agentevals._model._run import Run
+from agentevals._scoring._score_stored import score_stored
 from agentevals._scoring._scorer import Scorer
 from agentevals._store._store import Store, open_store
 from agentevals._support._sync import background_loop, run_soon
@@ -289,7 +288,9 @@ class _Rescore:
                 continue
             run, scorer = self.pairs.popleft()
             self.under_way += 1
-            record = await _score(scorer, run)
+            record = await score_stored(
+                scorer, run, source="rescore", only_succeeded="re-scoring scores only runs that succeeded"
+            )
             self.under_way -= 1
             self.counts[record.outcome] += 1
             self.bar.advance(failed=record.outcome == "failed")
@@ -321,24 +322,6 @@ class _Rescore:
                 logger.warning(
                     "agentevals: sink %r failed to write %d records", sink, len(batch), exc_info=True
                 )
-
-
-async def _score(scorer: Scorer, run: Run) -> ScoreRecord:
-    """The record of ``scorer`` on ``run``: its result, an error record, or a skipped record."""
-    if run.error is not None:
-        return skipped_record(
-            scorer=scorer,
-            run=run,
-            skip_reason="run_failed",
-            reason=f"the run failed ({run.error}); re-scoring scores only runs that succeeded",
-            source="rescore",
-        )
-    started = time.perf_counter()
-    try:
-        return await scorer.score(run, source="rescore")
-    except Exception as err:  # a skip (``SkipRun``) becomes a skipped record, the rest error records
-        duration_ms = (time.perf_counter() - started) * 1000
-        return error_record(scorer=scorer, run=run, error=err, source="rescore", duration_ms=duration_ms)
 
 
 async def _until_done_or_stopped(workers: Sequence[asyncio.Future[None]], stop: asyncio.Event | None) -> bool:

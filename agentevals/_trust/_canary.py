@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from agentevals._model._failure import error_record, skipped_record
 from agentevals._model._result import ScoreRecord
 from agentevals._model._run import Run
 from agentevals._model._thresholds import Threshold
+from agentevals._scoring._score_stored import score_stored
 from agentevals._scoring._scorer import Scorer
 from agentevals._store import _label_reads, _labels
 from agentevals._store._run_row import run_from_row
@@ -304,7 +303,9 @@ async def _judge_and_store(
 
     async def judged(run: Run) -> ScoreRecord:
         async with gate:
-            record = await _judge(scorer, run)
+            record = await score_stored(
+                scorer, run, source="canary", only_succeeded="a canary judges only runs that succeeded"
+            )
         return record.model_copy(
             update={"eval_id": epoch_id, "metadata": {**record.metadata, "canary_epoch": stamp}}
         )
@@ -316,23 +317,6 @@ async def _judge_and_store(
     finally:
         await sink.close()
     return records
-
-
-async def _judge(scorer: Scorer, run: Run) -> ScoreRecord:
-    if run.error is not None:
-        return skipped_record(
-            scorer=scorer,
-            run=run,
-            skip_reason="run_failed",
-            reason=f"the run failed ({run.error}); a canary judges only runs that succeeded",
-            source="canary",
-        )
-    started = time.perf_counter()
-    try:
-        return await scorer.score(run, source="canary")
-    except Exception as err:  # the judge's failure is the canary's finding: an error record, not a crash
-        duration_ms = (time.perf_counter() - started) * 1000
-        return error_record(scorer=scorer, run=run, error=err, source="canary", duration_ms=duration_ms)
 
 
 def _verdicts(records: Sequence[ScoreRecord], threshold: Threshold) -> dict[str, bool | None]:
