@@ -10,7 +10,7 @@ from _graph import cycles, imports, module_edges
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "agentevals"
 INTEGRATIONS = ROOT / "integrations"
-INTEGRATION_PACKAGES = ("agentevals_langchain", "agentevals_litellm")
+INTEGRATION_PACKAGES = ("agentevals_langchain", "agentevals_litellm", "agentevals_otel")
 
 
 def test_integrations_import_only_public_names() -> None:

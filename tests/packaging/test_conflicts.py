@@ -103,7 +103,7 @@ def test_our_package_alone_imports(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.parametrize("integration", ["agentevals_langchain", "agentevals_litellm"])
+@pytest.mark.parametrize("integration", ["agentevals_langchain", "agentevals_litellm", "agentevals_otel"])
 def test_an_integration_fails_when_the_other_projects_init_replaced_ours(
     tmp_path: Path, integration: str
 ) -> None:
@@ -116,7 +116,7 @@ def test_an_integration_fails_when_the_other_projects_init_replaced_ours(
     assert_conflict_error(result, "agentevals 0.0.9")
 
 
-@pytest.mark.parametrize("integration", ["agentevals_langchain", "agentevals_litellm"])
+@pytest.mark.parametrize("integration", ["agentevals_langchain", "agentevals_litellm", "agentevals_otel"])
 def test_an_integration_fails_when_another_projects_package_shadows_ours(
     tmp_path: Path, integration: str
 ) -> None:

@@ -99,7 +99,8 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
     wheels = base / "wheels"
     build_wheels(wheels)
     built = {path.name.split("-")[0]: path.name.split("-")[1] for path in wheels.glob("*.whl")}
-    assert set(built) == {"agentevals_core", "agentevals_langchain", "agentevals_litellm"}, built
+    integrations = {"agentevals_langchain", "agentevals_litellm", "agentevals_otel"}
+    assert set(built) == {"agentevals_core", *integrations}, built
     run([sys.executable, "-m", "venv", base / "venv"], timeout=300)
     bin_dir = base / "venv" / ("Scripts" if os.name == "nt" else "bin")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
