@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentevals._store import _bins, _catalog_tables, _labels, _rollup
+from agentevals._store import _bins, _catalog_tables, _labels, _rollup, _versions
 from agentevals._store._dialect import POSTGRES
 from agentevals._store._row import (
     INDEXES,
@@ -22,7 +22,7 @@ from agentevals._store._schema_check import refusal, store_tables
 
 def create_sql(t: Tables) -> str:
     """The ``CREATE TABLE`` / ``CREATE INDEX`` statements of the meta, scores, runs, scorers, drops and
-    labels tables (idempotent; the rollup and histogram are added apart)."""
+    labels tables (idempotent; the rollup, histogram and versions table are added apart)."""
     types = POSTGRES.column_types
     scores = ",\n  ".join(
         f"{name} {types[kind]}{' PRIMARY KEY' if name == 'id' else ''}" for name, kind in SCHEMA
@@ -67,7 +67,9 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
     transaction, under an advisory lock so that one process creates the store and the others wait."""
     t = tables(table)
     version = await stored_version(conn, t)
-    if version == SCHEMA_VERSION and await columns(conn, t.rollup) and await columns(conn, t.bins):
+    if version == SCHEMA_VERSION and all(
+        [await columns(conn, side) for side in (t.rollup, t.bins, t.versions)]
+    ):
         await conn.execute(create_sql(t))
         return
     await _check(conn, t, version, where)
@@ -79,6 +81,8 @@ async def ensure_schema(conn: Any, table: str, where: str) -> None:
             await add_rollup(conn, t)
         if not await columns(conn, t.bins):
             await add_bins(conn, t)
+        if not await columns(conn, t.versions):
+            await add_versions(conn, t)
         await conn.execute(
             f"INSERT INTO {t.meta} (key, value) VALUES (%s, %s) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -111,3 +115,13 @@ async def add_bins(conn: Any, t: Tables) -> None:
     await conn.execute(f"DELETE FROM {t.bins}")
     await conn.execute(_bins.backfill(t, POSTGRES))
     await conn.execute(_bins.postgres_triggers(t))
+
+
+async def add_versions(conn: Any, t: Tables) -> None:
+    """Create the versions table, fill it and add its triggers, inside the caller's transaction (the
+    scores table locked against writes until it commits)."""
+    await conn.execute(f"LOCK TABLE {t.scores} IN SHARE ROW EXCLUSIVE MODE")
+    await conn.execute(_versions.create_table(t, POSTGRES))
+    await conn.execute(f"DELETE FROM {t.versions}")
+    await conn.execute(_versions.backfill(t))
+    await conn.execute(_versions.postgres_triggers(t))

@@ -22,11 +22,12 @@ from agentevals._support._json import jsonable
 TABLE = "agentevals_scores"
 #: The layout this library writes: one row per run (``agentevals_runs``), one per (run, scorer) that
 #: points at it (``agentevals_scores``), the per-hour aggregates and score histogram the database keeps
-#: with triggers (``agentevals_rollup``, ``agentevals_bins``), each scorer's pass threshold
-#: (``agentevals_scorers``), the runs the engine dropped (``agentevals_drops``) and people's labels of
-#: runs (``agentevals_labels``). The store records it in ``agentevals_meta`` under
-#: :data:`SCHEMA_VERSION_KEY`; a store without that record is refused, a store of version 1 (no labels
-#: table) gains the labels table when opened.
+#: with triggers (``agentevals_rollup``, ``agentevals_bins``) and when each scorer version first appears
+#: (``agentevals_versions``, kept the same way), each scorer's pass threshold (``agentevals_scorers``),
+#: the runs the engine dropped (``agentevals_drops``) and people's labels of runs
+#: (``agentevals_labels``). The store records it in ``agentevals_meta`` under :data:`SCHEMA_VERSION_KEY`;
+#: a store without that record is refused, a store of version 1 (no labels or versions table) gains
+#: them when opened.
 SCHEMA_VERSION = 2
 SCHEMA_VERSION_KEY = "schema_version"
 
@@ -135,6 +136,11 @@ class Tables:
     def bins(self) -> str:
         """The per-hour score histogram (``agentevals_bins``, see ``_bins``)."""
         return f"{self.runs[: -len('_runs')]}_bins"
+
+    @property
+    def versions(self) -> str:
+        """When each scorer version first appears (``agentevals_versions``, see ``_versions``)."""
+        return f"{self.runs[: -len('_runs')]}_versions"
 
     @property
     def scorers(self) -> str:

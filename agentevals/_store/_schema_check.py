@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from agentevals._store._errors import SinkConfigError
 from agentevals._store._row import SCHEMA_VERSION, Tables
 
-#: The schema versions a store is upgraded from in place (1: before the labels table).
+#: The schema versions a store is upgraded from in place (1: before the labels and versions tables).
 UPGRADES_FROM = frozenset({1})
 
 
 def store_tables(t: Tables) -> tuple[str, ...]:
     """Every table of the store of ``t``, the meta table first."""
-    return (t.meta, t.scores, t.runs, t.rollup, t.bins, t.scorers, t.drops, t.labels)
+    return (t.meta, t.scores, t.runs, t.rollup, t.bins, t.versions, t.scorers, t.drops, t.labels)
 
 
 def refusal(version: int | None, found: Sequence[str], t: Tables, where: str) -> SinkConfigError | None:

@@ -1,13 +1,13 @@
 """The SQLite store's schema: created on first use, upgraded in place from version 1, refused when it is
-neither (see ``_schema_check``). The rollup, histogram, catalog and labels tables are described in
-``_rollup``, ``_bins``, ``_catalog_tables`` and ``_labels``.
+neither (see ``_schema_check``). The rollup, histogram, versions, catalog and labels tables are
+described in ``_rollup``, ``_bins``, ``_versions``, ``_catalog_tables`` and ``_labels``.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from agentevals._store import _bins, _catalog_tables, _labels, _rollup
+from agentevals._store import _bins, _catalog_tables, _labels, _rollup, _versions
 from agentevals._store._dialect import SQLITE
 from agentevals._store._row import (
     INDEXES,
@@ -24,7 +24,8 @@ from agentevals._store._schema_check import refusal, store_tables
 
 def create_statements(t: Tables) -> list[str]:
     """``CREATE TABLE`` / ``CREATE INDEX`` statements of the meta, scores, runs, scorers, drops and labels
-    tables (idempotent; the rollup and histogram are :func:`add_rollup`'s and :func:`add_bins`').
+    tables (idempotent; the rollup, histogram and versions table are :func:`add_rollup`'s,
+    :func:`add_bins`' and :func:`add_versions`').
 
     Scores are unique on ``id`` (a record's id is derived from its run, scorer and version, so a
     re-sent or re-scored record adds nothing); runs on ``run_id``.
@@ -56,16 +57,15 @@ def stored_version(conn: sqlite3.Connection, t: Tables) -> int | None:
 
 def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
     """Make the store of ``table`` ready: create it when it has none of its tables (one transaction,
-    which one process runs while the others wait), add the labels table to a store of version 1 (the
-    same transaction, which creates only what is missing: the other tables keep their rows), restore a
-    trigger or table dropped by hand, or raise
-    :class:`~agentevals._store._errors.SinkConfigError` when it is not a store of this release (see
-    ``_schema_check``). ``where`` names the store in messages."""
+    which one process runs while the others wait), add the labels and versions tables to a store of
+    version 1 or the versions table to a version-2 store made without it (the same transaction, which
+    creates only what is missing: the other tables keep their rows), restore a trigger or table dropped
+    by hand, or raise :class:`~agentevals._store._errors.SinkConfigError` when it is not a store of this
+    release (see ``_schema_check``). ``where`` names the store in messages."""
     t = tables(table)
     version = stored_version(conn, t)
-    if version == SCHEMA_VERSION and columns(conn, t.rollup) and columns(conn, t.bins):
-        triggers = [*_rollup.sqlite_triggers(t), *_bins.sqlite_triggers(t)]
-        for statement in [*create_statements(t), *triggers]:  # dropped by hand: back
+    if version == SCHEMA_VERSION and all(columns(conn, side) for side in (t.rollup, t.bins, t.versions)):
+        for statement in [*create_statements(t), *_triggers(t)]:  # dropped by hand: back
             conn.execute(statement)
         return
     _check(conn, t, version, where)
@@ -79,6 +79,10 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
             add_rollup(conn, t)
         if not columns(conn, t.bins):
             add_bins(conn, t)
+        if not columns(conn, t.versions):
+            add_versions(conn, t)
+        for statement in _triggers(t):  # those of the side tables that were kept
+            conn.execute(statement)
         conn.execute(
             f"INSERT INTO {t.meta} (key, value) VALUES (?, ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -89,6 +93,11 @@ def ensure_schema(conn: sqlite3.Connection, table: str, where: str) -> None:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+def _triggers(t: Tables) -> list[str]:
+    """The triggers that keep the rollup, histogram and versions table (``IF NOT EXISTS``)."""
+    return [*_rollup.sqlite_triggers(t), *_bins.sqlite_triggers(t), *_versions.sqlite_triggers(t)]
 
 
 def _check(conn: sqlite3.Connection, t: Tables, version: int | None, where: str) -> None:
@@ -114,6 +123,15 @@ def add_bins(conn: sqlite3.Connection, t: Tables) -> None:
     conn.execute(f"DELETE FROM {t.bins}")
     conn.execute(_bins.backfill(t, SQLITE))
     for statement in _bins.sqlite_triggers(t):
+        conn.execute(statement)
+
+
+def add_versions(conn: sqlite3.Connection, t: Tables) -> None:
+    """Create the versions table, fill it and add its triggers (inside the caller's transaction)."""
+    conn.execute(_versions.create_table(t, SQLITE))
+    conn.execute(f"DELETE FROM {t.versions}")
+    conn.execute(_versions.backfill(t))
+    for statement in _versions.sqlite_triggers(t):
         conn.execute(statement)
 
 

@@ -196,10 +196,11 @@ def open_store(address: str | os.PathLike[str], *, table: str = TABLE, read_only
     (``PostgresSink``) or a ``.jsonl`` file written by ``JsonlSink`` (read from a copy in a temporary
     SQLite file, so every query works on it; a writer of it appends to the file). It is read
     without DDL, so a read-only file or role is enough, except once for a store of an older schema
-    version, which gains the tables of this one; ``read_only`` opens a SQLite file read-only.
-    Raises ``ValueError`` saying what was expected when there is no store there (a missing file, a file
-    that is not SQLite or not JSONL records, a database without the tables, no server) or it is not a
-    store of this release (a development version's, or a newer one)."""
+    version (or one without all of this version's tables), which gains the tables of this one;
+    ``read_only`` opens a SQLite file read-only. Raises ``ValueError`` saying what was expected when
+    there is no store there (a missing file, a file that is not SQLite or not JSONL records, a database
+    without the tables, no server) or it is not a store of this release (a development version's, or a
+    newer one)."""
     check_table(table)
     if is_postgres_address(address):
         return _open_postgres(str(address), table)
@@ -251,27 +252,31 @@ def _open_sqlite(path: Path, table: str, *, read_only: bool) -> Store:
 
 
 def _check_sqlite(path: Path, table: str) -> None:
-    """Check the store has its table and is this release's (no DDL on a current one)."""
-    from agentevals._store._sqlite_schema import ensure_schema, stored_version
+    """Check the store has its table and is this release's, with all of its tables (no DDL on a
+    current one)."""
+    from agentevals._store._sqlite_schema import columns, ensure_schema, stored_version
 
     conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
     try:
         found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
         if found.fetchone() is None:
             raise _expected(path, f"it has no {table!r} table")
-        version = stored_version(conn, tables(table))
-        if version != SCHEMA_VERSION:
+        names = tables(table)
+        version = stored_version(conn, names)
+        if version != SCHEMA_VERSION or not columns(conn, names.versions):
             try:
                 # raises why it cannot be used: a SinkConfigError is a ValueError
                 ensure_schema(conn, table, f"store {str(path)!r}")
             except sqlite3.OperationalError as err:  # an upgrade needs to write (a read-only file)
-                if version not in UPGRADES_FROM:
+                if version != SCHEMA_VERSION and version not in UPGRADES_FROM:
                     raise
-                raise _expected(
-                    path,
-                    f"it is of schema version {version} and could not be upgraded to {SCHEMA_VERSION} "
-                    f"({err}); open it once where it can be written (agentevals report --db {path})",
-                ) from err
+                missing = (
+                    f"has no {names.versions} table and could not be given one"
+                    if version == SCHEMA_VERSION
+                    else f"is of schema version {version} and could not be upgraded to {SCHEMA_VERSION}"
+                )
+                where = f"open it once where it can be written (agentevals report --db {path})"
+                raise _expected(path, f"it {missing} ({err}); {where}") from err
     finally:
         conn.close()
 
@@ -291,7 +296,9 @@ def _open_postgres(url: str, table: str) -> Store:
         raise _expected(url, f"cannot connect ({str(err).strip()})") from err
     try:
         names = tables(table)
-        found = conn.execute("SELECT to_regclass(%s), to_regclass(%s)", (table, names.meta)).fetchone()
+        found = conn.execute(
+            "SELECT to_regclass(%s), to_regclass(%s), to_regclass(%s)", (table, names.meta, names.versions)
+        ).fetchone()
         if found is None or found[0] is None:
             raise _expected(url, f"the database has no {table!r} table")
         version = None
@@ -300,7 +307,8 @@ def _open_postgres(url: str, table: str) -> Store:
                 f"SELECT value FROM {names.meta} WHERE key = %s", (SCHEMA_VERSION_KEY,)
             ).fetchone()
             version = None if stored is None else stored[0]
-        if version != str(SCHEMA_VERSION):  # not this release's store: ensure_schema raises why
+        # Not this release's store, or without all of its tables: ensure_schema adds them or raises why.
+        if version != str(SCHEMA_VERSION) or found[2] is None:
             run_sync(_ensure_postgres(url, table))
     except psycopg.Error as err:
         conn.close()

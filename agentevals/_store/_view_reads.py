@@ -247,12 +247,9 @@ def version_passes(
 
 def version_starts(q: Reading) -> list[tuple[str, str | None, str]]:
     """``(scorer_id, scorer_version, first created_at)`` of each version of each scorer: when the store
-    first holds a record of it (ISO text, UTC)."""
-    rows = q.rows(
-        f"SELECT scorer_id, scorer_version, MIN(created_at) FROM {q.tables.scores} "
-        "WHERE scorer_id IS NOT NULL GROUP BY scorer_id, scorer_version"
-    )
-    return [(str(s), v, str(_text(first))) for s, v, first in rows if first is not None]
+    first holds a record of it (ISO text, UTC), from the versions table (``_versions``)."""
+    rows = q.rows(f"SELECT scorer_id, scorer_version, first_at FROM {q.tables.versions}")
+    return [(str(s), v or None, str(_text(first))) for s, v, first in rows]
 
 
 # -- runs ------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The rollup the database keeps with triggers equals the aggregates of the score rows after inserts,
 re-sent batches, replacements (``on_conflict="replace"``, as ``rescore --force``) and deletes, in SQLite
 (a real file) and PostgreSQL (the real server); a rollup or histogram dropped by hand comes back, filled
-from the rows that are kept."""
+from the rows that are kept, and the triggers of the versions table that was kept come back with it."""
 
 from __future__ import annotations
 
@@ -179,6 +179,14 @@ async def test_a_dropped_rollup_and_histogram_come_back_filled_from_the_rows(tmp
     rows, rollup, bins = _sqlite_state(db)
     assert len(rows) == 260
     _check(rows, rollup, bins)
+    with sqlite3.connect(db) as conn:  # the versions table, kept, has its triggers back
+        conn.execute("DELETE FROM agentevals_scores WHERE run_id IN ('run-0', 'run-1')")  # the first rows
+        versions = conn.execute("SELECT scorer_id, scorer_version, first_at FROM agentevals_versions")
+        firsts = conn.execute(
+            "SELECT scorer_id, COALESCE(scorer_version, ''), MIN(created_at) FROM agentevals_scores "
+            "GROUP BY 1, 2"
+        )
+        assert sorted(versions.fetchall()) == sorted(firsts.fetchall())
 
 
 @pytest.fixture
@@ -194,6 +202,7 @@ async def pg_table(postgres: Any) -> AsyncIterator[tuple[str, str]]:
             f"{table}_meta",
             f"{table}_rollup",
             f"{table}_bins",
+            f"{table}_versions",
             f"{table}_scorers",
             f"{table}_drops",
         ):
@@ -201,6 +210,7 @@ async def pg_table(postgres: Any) -> AsyncIterator[tuple[str, str]]:
         for event in ("insert", "update", "delete"):
             await conn.execute(f"DROP FUNCTION IF EXISTS {table}_rollup_{event}()")
             await conn.execute(f"DROP FUNCTION IF EXISTS {table}_bins_{event}()")
+            await conn.execute(f"DROP FUNCTION IF EXISTS {table}_versions_{event}()")
 
 
 async def _pg(conninfo: str, sql: str) -> list[tuple[Any, ...]]:

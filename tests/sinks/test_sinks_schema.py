@@ -105,11 +105,22 @@ def pg_table(postgres: Any) -> Iterator[tuple[Any, str]]:
 
     table = f"agentevals_schema_{uuid.uuid4().hex[:12]}"
     yield postgres, table
-    suffixes = ("", "_runs", "_meta", "_schema", "_rollup", "_bins", "_scorers", "_drops", "_labels")
+    suffixes = (
+        "",
+        "_runs",
+        "_meta",
+        "_schema",
+        "_rollup",
+        "_bins",
+        "_versions",
+        "_scorers",
+        "_drops",
+        "_labels",
+    )
     with psycopg.connect(postgres.conninfo, autocommit=True) as conn:
         for suffix in suffixes:
             conn.execute(f"DROP TABLE IF EXISTS {table}{suffix} CASCADE")
-        for name in ("rollup", "bins"):
+        for name in ("rollup", "bins", "versions"):
             for event in ("insert", "update", "delete"):
                 conn.execute(f"DROP FUNCTION IF EXISTS {table}_{name}_{event}()")
 
