@@ -20,6 +20,8 @@ from agentevals._engine._options import Overflow
 from agentevals._evals._catalog import dropped_counts, dropped_runs, stored_scorers, stored_thresholds
 from agentevals._model._thresholds import Threshold
 from agentevals._store._catalog_tables import DropCount, ScorerInfo
+from agentevals._store._row import tables
+from agentevals._store._schema_check import store_tables
 from agentevals._store._store import open_store
 from agentevals.engine import DeliveryOptions, ExitOptions, QueueOptions, ScoringOptions
 from agentevals.sinks import MemorySink, PostgresSink, SQLiteSink
@@ -198,8 +200,8 @@ def test_postgres_stores_the_thresholds_and_drops_of_an_engine(postgres: Any, de
             assert stored_thresholds(store) == {"a": Threshold(min=0.2, max=0.9)}
     finally:
         with psycopg.connect(postgres.conninfo, autocommit=True) as conn:
-            for suffix in ("", "_runs", "_meta", "_rollup", "_bins", "_scorers", "_drops"):
-                conn.execute(f"DROP TABLE IF EXISTS {table}{suffix}")
-            for name in ("rollup", "bins"):
+            for name in store_tables(tables(table)):
+                conn.execute(f"DROP TABLE IF EXISTS {name} CASCADE")
+            for name in ("rollup", "bins", "versions"):
                 for event in ("insert", "update", "delete"):
                     conn.execute(f"DROP FUNCTION IF EXISTS {table}_{name}_{event}()")

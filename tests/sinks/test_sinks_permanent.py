@@ -18,7 +18,8 @@ import pytest
 from sink_helpers import sample_records
 
 from agentevals import Run, ScoreRecord, ScoringEngine, create_scorer
-from agentevals._store._row import tables
+from agentevals._store._row import SCHEMA_VERSION, tables
+from agentevals._store._schema_check import store_tables
 from agentevals.cli import main
 from agentevals.engine import DeliveryOptions, ExitOptions
 from agentevals.sinks import (
@@ -221,11 +222,11 @@ def test_postgres_check_passes_and_creates_the_table(postgres: Any) -> None:
     try:
         PostgresSink(conninfo, table=table).check()
         with psycopg.connect(conninfo, autocommit=True) as conn:
-            assert conn.execute(f"SELECT value FROM {table}_meta").fetchall() == [("1",)]
+            assert conn.execute(f"SELECT value FROM {table}_meta").fetchall() == [(str(SCHEMA_VERSION),)]
     finally:
         t = tables(table)
         with psycopg.connect(conninfo, autocommit=True) as conn:
-            for name in (t.scores, t.runs, t.meta, t.rollup, t.bins, t.scorers, t.drops):
+            for name in store_tables(t):
                 conn.execute(f"DROP TABLE IF EXISTS {name} CASCADE")
 
 
