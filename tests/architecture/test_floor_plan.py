@@ -63,7 +63,8 @@ def imports_against_the_order(package: Path) -> list[str]:
         for target, example in targets.items():
             there = _top_in(target, package)
             against_the_order = there in FORBIDDEN.get(top, ())
-            behind_the_cli = there in ONLY_THE_CLI_IMPORTS and top != "_cli" and source != f"{package.name}.cli"
+            in_the_cli = top == "_cli" or source == f"{package.name}.cli"
+            behind_the_cli = there in ONLY_THE_CLI_IMPORTS and not in_the_cli
             if there and there != top and (against_the_order or behind_the_cli):
                 found.append(example)
     return sorted(found)
