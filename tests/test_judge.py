@@ -44,6 +44,36 @@ async def test_malformed_json_then_valid(judge_server: FakeJudgeServer) -> None:
     assert reply.call.attempts == 3
 
 
+async def test_a_retry_shows_the_judge_its_invalid_reply_and_what_was_wrong(
+    judge_server: FakeJudgeServer,
+) -> None:
+    judge_server.push('{"verdict": "no"}', '{"verdict": "no", "reason": 3}', VALID)
+    reply = await judge_server.judge(instructions="Grade.").complete("Judge this.", schema=Verdict)
+    assert reply.value == Verdict(**VALID) and reply.call.attempts == 3
+    first, second, third = (request.messages for request in judge_server.requests)
+    assert [m["role"] for m in first] == ["system", "user"]
+    assert second[:2] == first and [m["role"] for m in second[2:]] == ["assistant", "user"]
+    assert second[2]["content"] == '{"verdict": "no"}'
+    feedback = "That reply is not valid: 1 error(s), first at reason: Field required."
+    assert second[3]["content"].startswith(feedback)
+    assert third[:2] == first and len(third) == 4  # only the last invalid reply is shown
+    assert third[2]["content"] == '{"verdict": "no", "reason": 3}'
+    assert "first at reason: Input should be a valid string" in third[3]["content"]
+
+
+async def test_a_reply_with_raw_line_breaks_in_its_strings_parses(judge_server: FakeJudgeServer) -> None:
+    judge_server.push('{"verdict": "yes", "reason": "first line\nsecond line\tend"}')
+    reply = await judge_server.judge().complete("p", schema=Verdict)
+    assert reply.value.reason == "first line\nsecond line\tend" and reply.call.attempts == 1
+
+
+async def test_a_reply_invalid_beyond_its_line_breaks_still_fails(judge_server: FakeJudgeServer) -> None:
+    judge_server.push('{"verdict": "yes",\n "reason": "a\nb"', '{"verdict": "yes\n"}')
+    with pytest.raises(JudgeOutputError) as info:
+        await judge_server.judge(max_attempts=2).complete("p", schema=Verdict)
+    assert "first at reason: Field required" in str(info.value)  # read once line breaks are allowed
+
+
 async def test_timeout_is_retried_then_exhausted(judge_server: FakeJudgeServer) -> None:
     judge_server.push(Reply.slow(1.5, VALID), Reply.slow(1.5, VALID))
     judge = judge_server.judge(timeout=0.3, max_attempts=2)

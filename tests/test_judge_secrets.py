@@ -12,9 +12,10 @@ import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Literal
 
 import pytest
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
 from agentevals import Judge, JudgeError, PromptStep, Run, ScoreRecord, ScoringEngine, create_scorer
 from agentevals._scoring._judge._request import build_request
@@ -133,6 +134,35 @@ def test_a_bearer_token_is_masked_alone_too() -> None:
     assert mask_text(f"Incorrect API key provided: {KEY}", secrets) == f"Incorrect API key provided: {MASK}"
 
 
+PLACEHOLDERS = ["none", "no-key", "EMPTY", "sk-x", "not-needed", "sk-no-key-required"]
+
+
+@pytest.mark.parametrize("placeholder", PLACEHOLDERS)
+def test_a_placeholder_key_of_a_local_server_masks_no_words(placeholder: str) -> None:
+    text = f"Input should be 'none', 'minimal' or 'severe'; {', '.join(PLACEHOLDERS)}"
+    assert secret_values(SecretStr(placeholder)) == ()
+    assert mask_text(text, secret_values(SecretStr(placeholder))) == text
+
+
+def test_a_short_real_key_is_still_masked_from_eight_characters() -> None:
+    secrets = secret_values(SecretStr("s3cr3t-k"))
+    assert mask_text("key s3cr3t-k was refused", secrets) == f"key {MASK} was refused"
+
+
+class Impact(BaseModel):
+    level: Literal["none", "minimal", "severe"]
+
+
+async def test_a_judge_with_a_placeholder_key_reports_the_enum_values_unmasked(
+    judge_server: FakeJudgeServer,
+) -> None:
+    judge_server.push({"level": "huge"})
+    judge = judge_server.judge(api_key="none", max_attempts=1)
+    with pytest.raises(JudgeError) as info:
+        await judge.complete("p", schema=Impact)
+    assert "'none', 'minimal' or 'severe'" in str(info.value) and MASK not in str(info.value)
+
+
 async def test_a_401_that_echoes_the_key_raises_a_masked_judge_error(
     judge_server: FakeJudgeServer,
     debug_logs: pytest.LogCaptureFixture,
@@ -171,8 +201,8 @@ class Broken:
 
 
 def respond(request: ChatRequest) -> Reply | dict[str, float] | str:
-    """Each run's prompt names the way its judge call goes."""
-    prompt = request.prompt
+    """Each run's prompt names the way its judge call goes (a retry's too)."""
+    prompt = request.step_prompt
     if prompt.startswith("reason"):
         return f"The score is fine; the key was {KEY} and {HEADER_KEY}."  # a reply that echoes them
     if "case=ok" in prompt:

@@ -4,13 +4,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agentevals import Judge
-from agentevals._scoring._judge._structured import MODES, auto_mode
+from agentevals._scoring._judge._structured import (
+    GRAMMAR_STRING_LIMIT,
+    MODES,
+    Mode,
+    auto_mode,
+    mode_arguments,
+)
 from agentevals.errors import JudgeError, JudgeOutputError
 from agentevals.testing import FakeJudgeServer, Reply
 
@@ -23,6 +29,18 @@ class Verdict(BaseModel):
     reason: str
 
 
+#: ``Verdict``'s schema as the modes that make a grammar of it send it: its strings bounded.
+GRAMMAR_VERDICT = {
+    "properties": {
+        "verdict": {"title": "Verdict", "type": "string", "maxLength": GRAMMAR_STRING_LIMIT},
+        "reason": {"title": "Reason", "type": "string", "maxLength": GRAMMAR_STRING_LIMIT},
+    },
+    "required": ["verdict", "reason"],
+    "title": "Verdict",
+    "type": "object",
+}
+
+
 def _schema_stated(body: dict[str, Any]) -> dict[str, Any]:
     content = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
     stated: dict[str, Any] = json.loads(content.strip().rsplit("\n", 1)[-1])
@@ -32,7 +50,7 @@ def _schema_stated(body: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("mode", "response_format"),
     [
-        ("json_object_schema", {"type": "json_object", "schema": Verdict.model_json_schema()}),
+        ("json_object_schema", {"type": "json_object", "schema": GRAMMAR_VERDICT}),
         ("json_object", {"type": "json_object"}),
         ("prompt", None),
     ],
@@ -48,6 +66,30 @@ async def test_each_openai_compatible_mode_sends_its_response_format_and_the_cap
     assert body.get("response_format") == response_format
     assert body["max_tokens"] == 2048 and "format" not in body
     assert _schema_stated(body) == Verdict.model_json_schema()  # every mode states the schema
+
+
+class Graded(BaseModel):
+    label: Literal["pass", "fail"]
+    note: str = Field(max_length=20)
+    score: float = Field(ge=0, le=1)
+    weight: float = Field(ge=0)
+    steps: list[str]
+
+
+@pytest.mark.parametrize("mode", ["json_object_schema", "ollama"])
+def test_grammar_modes_bound_free_strings_and_bounded_numbers(mode: Mode) -> None:
+    arguments = mode_arguments(mode, Graded)
+    sent = arguments["response_format"]["schema"] if mode == "json_object_schema" else arguments["format"]
+    fields = sent["properties"]
+    assert fields["steps"]["items"] == {"type": "string", "maxLength": GRAMMAR_STRING_LIMIT}
+    assert "maxLength" not in fields["label"] and fields["note"]["maxLength"] == 20  # their own bounds
+    assert fields["score"]["enum"] == [0, *(i / 100 for i in range(1, 100)), 1]  # two decimals in [0, 1]
+    assert "enum" not in fields["weight"]  # no maximum: any number
+
+
+def test_the_json_schema_mode_sends_the_schema_unchanged() -> None:
+    sent = mode_arguments("json_schema", Graded)["response_format"]
+    assert sent is Graded  # the LiteLLM shell sends what LiteLLM makes of the class
 
 
 async def test_json_schema_mode_sends_what_litellm_makes_of_the_class(judge_server: FakeJudgeServer) -> None:
@@ -73,7 +115,7 @@ async def test_ollama_mode_sends_the_schema_as_ollamas_format(
     reply = await judge.complete("Judge this.", schema=Verdict)
     body = judge_server.requests[0].body
     assert reply.value == Verdict(**VALID)
-    assert body["format"] == Verdict.model_json_schema()
+    assert body["format"] == GRAMMAR_VERDICT
     assert body["options"]["num_predict"] == 2048  # LiteLLM's name for max_tokens at Ollama
     assert _schema_stated(body) == Verdict.model_json_schema()
 
@@ -94,7 +136,7 @@ async def test_auto_picks_json_object_with_schema_for_an_unknown_model_at_a_loca
     assert judge.output_mode() == "json_object_schema"
     await judge.complete("p", schema=Verdict)
     body = judge_server.requests[0].body
-    assert body["response_format"] == {"type": "json_object", "schema": Verdict.model_json_schema()}
+    assert body["response_format"] == {"type": "json_object", "schema": GRAMMAR_VERDICT}
 
 
 async def test_auto_picks_json_schema_for_vllm(judge_server: FakeJudgeServer) -> None:
@@ -227,6 +269,14 @@ async def test_the_cap_is_ours_unless_the_completion_kwargs_set_one(
     await judge_server.judge(model="openai/smollm2", **settings).complete("p", schema=Verdict)
     body = judge_server.requests[0].body
     assert {k: body[k] for k in ("max_tokens", "max_completion_tokens") if k in body} == sent
+
+
+async def test_auto_caps_a_text_reply_lower_than_a_json_one(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(VALID, "The score is 1.0 because the answer is right.")
+    judge = judge_server.judge(model="openai/smollm2")
+    await judge.complete("p", schema=Verdict)
+    await judge.complete("Explain the score.")
+    assert [r.body["max_tokens"] for r in judge_server.requests] == [2048, 512]
 
 
 async def test_auto_cap_leaves_reasoning_models_uncapped(judge_server: FakeJudgeServer) -> None:

@@ -359,7 +359,7 @@ class Scorer:
         if not isinstance(prompt, str):
             raise TypeError(f"create_prompt must return a string, got {type(prompt).__name__}")
         execution.prompts[step.name] = prompt
-        schema = prompt_step.output_schema
+        schema = await prompt_step.schema_for(**kwargs)
         if step.name == "generate_score" and schema is None:
             schema = ScoreOutput
         reply = await judge.complete(prompt, schema=schema, step=step.name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from pydantic import BaseModel
 
@@ -85,8 +85,10 @@ PLAIN_VALUES = frozenset({float, int, bool, str, dict, list, tuple, type(None)})
 class PromptStep:
     """A step judged by an LLM: ``create_prompt`` builds the prompt from ``run`` and ``results``.
 
-    ``output_schema`` (a pydantic model) is required for ``preprocess`` and ``analyze``; a
-    ``generate_score`` prompt step defaults to ``{"score": float}`` and may map the judge's output to a
+    ``output_schema`` (a pydantic model) is required for ``preprocess`` and ``analyze``; it may be a
+    function of ``run`` and ``results`` returning the model for each call, e.g. one whose verdict list
+    must hold as many items as the prompt lists.
+    A ``generate_score`` prompt step defaults to ``{"score": float}`` and may map the judge's output to a
     number with ``calculate_score(run=, results=, output=)`` (the score must lie in the scorer's
     ``score_range``, [0, 1] by default: ask the judge for that scale, or declare the judge's scale with
     ``create_scorer(..., score_range=(0, 10))``); a ``generate_reason`` prompt step returns
@@ -95,11 +97,12 @@ class PromptStep:
 
     description: str
     create_prompt: Callable[..., str | SkipJudge | Awaitable[str | SkipJudge]]
-    output_schema: type[BaseModel] | None = None
+    output_schema: type[BaseModel] | Callable[..., type[BaseModel]] | None = None
     calculate_score: Callable[..., Any] | None = None
     judge: Judge | None = None
     _prompt: Invoker = field(init=False, repr=False, compare=False)
     _calculate: Invoker | None = field(init=False, repr=False, compare=False)
+    _schema: Invoker | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "judge", Judge.of(self.judge))
@@ -109,8 +112,22 @@ class PromptStep:
             self, "_calculate", None if calculate is None else Invoker(calculate, "calculate_score")
         )
         schema = self.output_schema
-        if schema is not None and not (isinstance(schema, type) and issubclass(schema, BaseModel)):
-            raise TypeError(f"output_schema must be a pydantic BaseModel subclass, got {schema!r}")
+        if schema is None or _is_model(schema):
+            object.__setattr__(self, "_schema", None)
+        elif callable(schema) and not isinstance(schema, type):
+            object.__setattr__(self, "_schema", Invoker(schema, "output_schema"))
+        else:
+            raise TypeError(
+                f"output_schema must be a pydantic BaseModel subclass, or a function returning one, got "
+                f"{schema!r}"
+            )
+
+    async def schema_for(self, **kwargs: Any) -> type[BaseModel] | None:
+        """The output schema of one call: ``output_schema``, or what it returns for this call."""
+        schema = self.output_schema if self._schema is None else await self._schema(**kwargs)
+        if schema is None or _is_model(schema):
+            return schema
+        raise TypeError(f"output_schema must return a pydantic BaseModel subclass, got {schema!r}")
 
     @classmethod
     def from_mapping(cls, spec: Mapping[str, Any]) -> PromptStep:
@@ -131,6 +148,10 @@ class PromptStep:
         if "description" not in spec or not ({"create_prompt", "createPrompt"} & set(spec)):
             raise TypeError("a prompt step needs `description` and `create_prompt`")
         return cls(**{names[k]: v for k, v in spec.items()})
+
+
+def _is_model(value: object) -> TypeGuard[type[BaseModel]]:
+    return isinstance(value, type) and issubclass(value, BaseModel)
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,13 @@ class ChatRequest:
         return str(users[-1].get("content", "")) if users else str(self.body.get("prompt", ""))
 
     @property
+    def step_prompt(self) -> str:
+        """A judge request's prompt: the first user message's text, also on a retry, which follows it with
+        the invalid reply and what was wrong with it (:attr:`prompt` is then that last message)."""
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return str(users[0].get("content", "")) if users else self.prompt
+
+    @property
     def tool_results(self) -> list[str]:
         """The texts of the tool messages since the last user message (what the agent's tools returned)."""
         results: list[str] = []

@@ -43,7 +43,7 @@ def schema_responder(*, positive_rate: float = 0.75) -> Callable[[ChatRequest], 
         raise ValueError(f"positive_rate must be within [0, 1], got {positive_rate!r}")
 
     def respond(request: ChatRequest) -> Reply:
-        prompt = request.prompt
+        prompt = request.step_prompt
         rng = random.Random(hashlib.sha256(prompt.encode()).digest())
         schema = _schema_of(request)
         if schema is None:
@@ -57,7 +57,7 @@ def schema_responder(*, positive_rate: float = 0.75) -> Callable[[ChatRequest], 
 
 def _schema_of(request: ChatRequest) -> dict[str, Any] | None:
     marker = JSON_INSTRUCTION.splitlines()[0]
-    prompt = request.prompt
+    prompt = request.step_prompt
     if marker in prompt:
         text = prompt.split(marker, 1)[1].split("\n", 1)
         if len(text) == 2:

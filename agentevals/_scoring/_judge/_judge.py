@@ -24,7 +24,7 @@ from agentevals._model._result import JudgeCall
 from agentevals._scoring._judge import _litellm
 from agentevals._scoring._judge._parse import ReplyCutOff, ReplyParseError, parse_reply
 from agentevals._scoring._judge._quiet import quiet_litellm
-from agentevals._scoring._judge._request import build_request
+from agentevals._scoring._judge._request import build_request, with_feedback
 from agentevals._scoring._judge._retries import RETRIES, local_cause
 from agentevals._scoring._judge._scope import Ticket, active_limits
 from agentevals._scoring._judge._secrets import (
@@ -46,9 +46,12 @@ from agentevals._scoring._judge._structured import (
 
 #: Characters of a judge's reply a score record keeps (``judge_replies``); the rest is cut with a marker.
 REPLY_LIMIT = 20_000
-#: The reply cap ``max_tokens="auto"`` sends: room for a long list of verdicts, a bound on a model that
-#: never stops.
+#: The reply cap ``max_tokens="auto"`` sends for JSON: room for a long list of verdicts, a bound on a model
+#: that never stops.
 AUTO_MAX_TOKENS = 2048
+#: The reply cap ``max_tokens="auto"`` sends for text (a step without a schema: a score's explanation in a
+#: few sentences), so that a model that rambles stops within seconds, not minutes.
+AUTO_TEXT_MAX_TOKENS = 512
 _UNLIMITED: AbstractAsyncContextManager[None] = nullcontext()  # a request outside any engine's limits
 
 
@@ -84,8 +87,9 @@ class Judge:
     """An LLM judge: any LiteLLM model string plus the system instructions for the scorer.
 
     Calls are retried with exponential backoff and jitter on rate limits, timeouts, connection errors,
-    5xx replies and replies that are not valid JSON for the step's schema; ``timeout`` bounds each
-    attempt; at most ``max_concurrency`` calls run at once per event loop.
+    5xx replies and replies that are not valid JSON for the step's schema (the next attempt shows the
+    judge its reply and what was wrong with it); ``timeout`` bounds each attempt; at most
+    ``max_concurrency`` calls run at once per event loop.
 
     ``structured_output`` is how the judge asks for JSON: ``"json_schema"`` (OpenAI's JSON schema
     ``response_format``), ``"json_object_schema"`` (``{"type": "json_object", "schema": ...}``, as the
@@ -94,8 +98,8 @@ class Judge:
     ``json_schema`` for the models LiteLLM knows to support it and for vLLM and LM Studio, ``ollama`` for
     Ollama, ``json_object_schema`` for other OpenAI-compatible servers (``openai/...`` with an
     ``api_base``) and llamafile, and the prompt alone for the rest. ``max_tokens`` caps each reply
-    (``"auto"``: 2048 tokens, and no cap for the reasoning models LiteLLM knows, whose reasoning counts
-    against it; ``None``: no cap; a cap in ``completion_kwargs`` wins).
+    (``"auto"``: 2048 tokens for JSON, 512 for text, and no cap for the reasoning models LiteLLM knows,
+    whose reasoning counts against it; ``None``: no cap; a cap in ``completion_kwargs`` wins).
 
     ``api_key`` is kept as a ``SecretStr``, and so are the credential entries of ``completion_kwargs``
     (``*_key``, ``*token*``, ``*secret*``, ``password``, ``vertex_credentials``, and headers such as
@@ -219,7 +223,7 @@ class Judge:
             prompt=prompt,
             schema=schema,
             output=mode_arguments(mode, schema) if schema is not None else {},
-            max_tokens=self._reply_cap(),
+            max_tokens=self._reply_cap(text=schema is None),
             temperature=self.temperature,
             timeout=self.timeout,
             api_base=self.api_base,
@@ -230,14 +234,15 @@ class Judge:
         costs: list[float] = []
         attempts = 0
         last_text: str | None = None
+        sending = request  # after an invalid reply, the request with that reply and what was wrong
 
         async def attempt() -> tuple[Any, str]:
-            nonlocal attempts, last_text
+            nonlocal attempts, last_text, sending
             attempts += 1
             async with self._limit(), ticket.sending() if ticket is not None else _UNLIMITED:
                 async with asyncio.timeout(self.timeout + 5.0):  # no extra task per call, unlike wait_for
                     with quiet_litellm():
-                        response = await _litellm.acompletion(request)
+                        response = await _litellm.acompletion(sending)
             prompt_tokens, completion_tokens = _litellm.usage_of(response)
             usage[0] += prompt_tokens
             usage[1] += completion_tokens
@@ -259,6 +264,8 @@ class Judge:
             except ReplyParseError as err:
                 if _litellm.finish_reason(response) == "length":
                     raise self._cut_off(request) from err
+                if err.problem and text:
+                    sending = with_feedback(request, text, err.problem)
                 raise
 
         def record(ok: bool, error: str | None = None) -> JudgeCall:
@@ -338,10 +345,12 @@ class Judge:
             return self.structured_output
         return auto_mode(self.model, self.api_base, _litellm.supports_native_schema)
 
-    def _reply_cap(self) -> int | None:
+    def _reply_cap(self, *, text: bool) -> int | None:
         if self.max_tokens != "auto":
             return self.max_tokens
-        return None if _litellm.is_reasoning_model(self.model) else AUTO_MAX_TOKENS
+        if _litellm.is_reasoning_model(self.model):
+            return None
+        return AUTO_TEXT_MAX_TOKENS if text else AUTO_MAX_TOKENS
 
     def _cut_off(self, request: Mapping[str, Any]) -> ReplyCutOff:
         cap = request.get("max_tokens") or request.get("max_completion_tokens")

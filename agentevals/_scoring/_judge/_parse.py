@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TypeVar
 
@@ -13,7 +14,12 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
 
 class ReplyParseError(ValueError):
-    """The reply held no JSON object valid for the schema."""
+    """The reply held no JSON object valid for the schema; ``problem`` says what was wrong with it, without
+    the reply (what a retry tells the judge), empty when there was no reply to correct."""
+
+    def __init__(self, message: str, problem: str = "") -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 class ReplyCutOff(ReplyParseError):
@@ -22,13 +28,16 @@ class ReplyCutOff(ReplyParseError):
 
 
 def parse_reply(text: str | None, schema: type[M]) -> M:
-    """Validate ``text`` against ``schema``, tolerating code fences and prose around the JSON object.
+    """Validate ``text`` against ``schema``, tolerating code fences and prose around the JSON object, and
+    control characters (a raw line break) inside its strings, which small models write.
 
     >>> from pydantic import BaseModel
     >>> class Verdict(BaseModel):
     ...     verdict: str
     >>> parse_reply('Sure! ```json\\n{"verdict": "yes"}\\n```', Verdict).verdict
     'yes'
+    >>> parse_reply('{"verdict": "yes,\\nsurely"}', Verdict).verdict
+    'yes,\\nsurely'
     """
     if text is None or not text.strip():
         raise ReplyParseError("the judge returned an empty reply")
@@ -38,8 +47,16 @@ def parse_reply(text: str | None, schema: type[M]) -> M:
             return schema.model_validate_json(candidate)
         except ValidationError as err:
             last_error = err
-    detail = _describe(last_error) if last_error else "no JSON object found"
-    raise ReplyParseError(f"reply is not valid {schema.__name__} JSON ({detail}): {text[:300]!r}")
+        if last_error.errors()[0]["type"] != "json_invalid":
+            continue
+        try:
+            return schema.model_validate_json(_strict_json(candidate))
+        except ValidationError as err:  # JSON once control characters are allowed, but not valid
+            last_error = err
+        except ValueError:  # not JSON even so
+            pass
+    problem = _describe(last_error) if last_error else "no JSON object found"
+    raise ReplyParseError(f"reply is not valid {schema.__name__} JSON ({problem}): {text[:300]!r}", problem)
 
 
 def _candidates(text: str) -> list[str]:
@@ -76,6 +93,12 @@ def _first_balanced_object(text: str) -> str | None:
                     return text[start : i + 1]
         start = text.find("{", start + 1)
     return None
+
+
+def _strict_json(candidate: str) -> str:
+    """``candidate`` read with control characters allowed in its strings, written back as strict JSON;
+    a ``ValueError`` when it is not JSON even so."""
+    return json.dumps(json.loads(candidate, strict=False), ensure_ascii=False)
 
 
 def _describe(error: ValidationError) -> str:

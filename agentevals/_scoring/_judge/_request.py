@@ -18,6 +18,11 @@ JSON_INSTRUCTION = (
     "Reply with a single JSON object and nothing else. It must validate against this JSON schema:\n"
 )
 
+RETRY_INSTRUCTION = (
+    "That reply is not valid: {problem}. Reply again with a single JSON object and nothing else, valid "
+    "against the JSON schema given above."
+)
+
 _CAPS = frozenset({"max_tokens", "max_completion_tokens"})  # the reply caps LiteLLM takes
 
 
@@ -83,3 +88,19 @@ def build_request(
     # Marks the call as a judge call, so integrations that score LiteLLM traffic never score it.
     request["metadata"] = {**(extra.get("metadata") or {}), JUDGE_METADATA_KEY: True}
     return request
+
+
+def with_feedback(request: Mapping[str, Any], reply: str, problem: str) -> dict[str, Any]:
+    """``request`` followed by the judge's invalid ``reply`` and a user message saying what was wrong with
+    it (``problem``), for the next attempt: at temperature 0 the same request would get the same reply.
+
+    >>> retry = with_feedback({"messages": [{"role": "user", "content": "Rate it."}]}, "{}", "score: missing")
+    >>> [m["role"] for m in retry["messages"]], retry["messages"][-1]["content"][:40]
+    (['user', 'assistant', 'user'], 'That reply is not valid: score: missing.')
+    """
+    messages = [
+        *request["messages"],
+        {"role": "assistant", "content": mend_utf8(reply)},
+        {"role": "user", "content": RETRY_INSTRUCTION.format(problem=problem)},
+    ]
+    return {**request, "messages": messages}

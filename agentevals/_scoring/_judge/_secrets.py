@@ -6,12 +6,12 @@
 (error messages, call records, log lines, the reply) go through ``mask_text`` with the known values,
 since providers echo a bad key back ("Incorrect API key provided: sk-...").
 
->>> settings = conceal({"extra_headers": {"Authorization": "Bearer sk-123"}, "top_p": 0.5})
+>>> settings = conceal({"extra_headers": {"Authorization": "Bearer sk-live-123"}, "top_p": 0.5})
 >>> settings
 {'extra_headers': {'Authorization': SecretStr('**********')}, 'top_p': 0.5}
 >>> reveal(settings)["extra_headers"]["Authorization"]
-'Bearer sk-123'
->>> mask_text("bad key sk-123", secret_values(settings))
+'Bearer sk-live-123'
+>>> mask_text("bad key sk-live-123", secret_values(settings))
 'bad key **********'
 """
 
@@ -30,8 +30,10 @@ from agentevals._model._redact import active_redactor, redact_text
 
 MASK = "**********"
 
-#: Shorter values are not searched for in texts: they would mask ordinary words.
-MIN_SECRET_LENGTH = 4
+#: Shorter values are not searched for in texts: they would mask ordinary words ("none", "EMPTY").
+MIN_SECRET_LENGTH = 8
+#: Keys that local servers take in place of a real one: not secrets, and masking them would hide words.
+PLACEHOLDER_KEYS = frozenset({"not-needed", "sk-no-key-required", "placeholder", "anything", "sk-dummy"})
 
 _SECRET_NAME = re.compile(
     r"(^|[-_])key($|[-_])|api-?key|token|secret|password|passwd|authorization|credential|cookie|signature",
@@ -82,6 +84,11 @@ def secret_values(*values: Any) -> tuple[str, ...]:
     """The plain texts of the secrets in ``values``, longest first, to mask wherever they appear.
 
     An ``Authorization: Bearer <token>`` value also yields ``<token>``: providers echo the token alone.
+    Values shorter than :data:`MIN_SECRET_LENGTH` and the :data:`PLACEHOLDER_KEYS` of local servers are
+    left out: searching for them would mask ordinary words.
+
+    >>> secret_values(SecretStr("none"), SecretStr("sk-proj-abc123"))
+    ('sk-proj-abc123',)
     """
     found: set[str] = set()
 
@@ -100,7 +107,8 @@ def secret_values(*values: Any) -> tuple[str, ...]:
 
     for value in values:
         collect(value, False)
-    return tuple(sorted((s for s in found if len(s) >= MIN_SECRET_LENGTH), key=len, reverse=True))
+    kept = (s for s in found if len(s) >= MIN_SECRET_LENGTH and s.lower() not in PLACEHOLDER_KEYS)
+    return tuple(sorted(kept, key=len, reverse=True))
 
 
 def mask_text(text: str, secrets: Iterable[str]) -> str:

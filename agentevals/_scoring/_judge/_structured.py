@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
@@ -29,6 +30,12 @@ _OLLAMA = frozenset({"ollama", "ollama_chat"})
 _JSON_SCHEMA = frozenset({"hosted_vllm", "lm_studio"})
 # llama.cpp's server and llamafile take the schema with ``json_object``.
 _JSON_OBJECT_SCHEMA = frozenset({"llamafile"})
+
+#: The longest string the grammar modes (``json_object_schema``, ``ollama``) let a judge write.
+GRAMMAR_STRING_LIMIT = 500
+#: The steps between a bounded number's ``minimum`` and ``maximum`` in the grammar modes.
+GRAMMAR_NUMBER_STEPS = 100
+_OWN_STRING_BOUNDS = frozenset({"enum", "const", "pattern", "format", "maxLength"})
 
 _ALTERNATIVES: dict[Mode, str] = {
     "json_schema": "try structured_output='json_object_schema' (llama.cpp server) or 'json_object'",
@@ -95,8 +102,43 @@ def mode_arguments(mode: Mode, schema: type[BaseModel]) -> dict[str, Any]:
 
 def _schema_dict(schema: type[BaseModel]) -> dict[str, Any]:
     # A fresh dict each call from the cached text: LiteLLM may edit what it is given.
-    value: dict[str, Any] = json.loads(schema_text(schema))
+    value: dict[str, Any] = json.loads(_grammar_schema_text(schema))
     return value
+
+
+@lru_cache(maxsize=256)
+def _grammar_schema_text(schema: type[BaseModel]) -> str:
+    """``schema`` as the modes that turn it into a grammar send it, with the bounds their grammars can
+    hold: every free string (no enum, pattern, format or length of its own) at most
+    :data:`GRAMMAR_STRING_LIMIT` characters, so that a small model cannot spend its reply cap inside one
+    string; and a number with a ``minimum`` and a ``maximum`` (which llama.cpp's grammars do not enforce)
+    one of :data:`GRAMMAR_NUMBER_STEPS` + 1 evenly spaced values between them (two decimals for a score in
+    [0, 1]). The JSON-schema mode sends the schema as it is: OpenAI's strict schemas refuse ``maxLength``
+    and enforce ``minimum``/``maximum`` themselves."""
+    return json.dumps(_grammar_bounds(json.loads(schema_text(schema))), ensure_ascii=False)
+
+
+def _grammar_bounds(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_grammar_bounds(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    bounded = {key: _grammar_bounds(value) for key, value in node.items()}
+    kind = bounded.get("type")
+    if kind == "string" and not _OWN_STRING_BOUNDS & bounded.keys():
+        bounded["maxLength"] = GRAMMAR_STRING_LIMIT
+    elif kind == "number" and "enum" not in bounded:
+        low, high = bounded.get("minimum"), bounded.get("maximum")
+        if isinstance(low, int | float) and isinstance(high, int | float) and low < high:
+            step = (high - low) / GRAMMAR_NUMBER_STEPS
+            bounded["enum"] = [_plain(low + i * step) for i in range(GRAMMAR_NUMBER_STEPS + 1)]
+    return bounded
+
+
+def _plain(value: float) -> float | int:
+    """``value`` as JSON writes it short: whole numbers without ``.0``, others without float noise."""
+    rounded = round(value, 10)
+    return int(rounded) if rounded.is_integer() else rounded
 
 
 def advice(mode: Mode, chosen: bool) -> str:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
@@ -17,7 +18,7 @@ from agentevals.scorers.llm._claim_verdicts import build_claim_verdict_scorer, v
 from agentevals.scorers.llm._common import (
     check_number,
     check_scale,
-    extracted,
+    extraction_count,
     merge_options,
     normalized_label,
     numbered,
@@ -77,7 +78,7 @@ Return {{"statements": [...]}}."""
 
 
 def _verdicts_prompt(run: Run, results: StepResults) -> str:
-    statements = extracted(results.preprocess_step_result.statements, response_text(run), what="statements")
+    statements = results.preprocess_step_result.statements
     return fenced(
         lambda data: (
             f"""Decide for each statement whether it addresses the question.
@@ -96,6 +97,14 @@ Return {{"results": [{{"statement", "result", "reason"}}, ...]}} with exactly on
 the same order ({len(statements)} entries)."""
         )
     )
+
+
+def _statements_schema(run: Run) -> type[Statements]:
+    return with_item_counts(Statements, statements=extraction_count(response_text(run)))
+
+
+def _verdicts_schema(results: StepResults) -> type[RelevancyVerdicts]:
+    return with_item_counts(RelevancyVerdicts, results=len(results.preprocess_step_result.statements))
 
 
 def answer_relevancy_score(
@@ -143,8 +152,8 @@ def create_answer_relevancy_scorer(
 ) -> Scorer:
     """Share of the answer's statements that address the question, in [0, scale].
 
-    Score: ``((yes + uncertainty_weight × unsure) / statements) × scale``; an empty answer scores 0, and a
-    judge that finds no statements in a non-empty answer fails the run (``EmptyExtractionError``).
+    Score: ``((yes + uncertainty_weight × unsure) / statements) × scale``; an empty answer scores 0, and the
+    judge must find at least one statement in a non-empty answer.
     Options merge key by key with the defaults.
 
     >>> scorer = create_answer_relevancy_scorer("openai/gpt-4o-mini", scale=10)
@@ -159,8 +168,8 @@ def create_answer_relevancy_scorer(
         model=model,
         instructions=INSTRUCTIONS,
         scale=opts.scale,
-        extract=PromptStep("Split the answer into statements", _statements_prompt, Statements),
-        check=PromptStep("Judge each statement's relevance", _verdicts_prompt, RelevancyVerdicts),
+        extract=PromptStep("Split the answer into statements", _statements_prompt, _statements_schema),
+        check=PromptStep("Judge each statement's relevance", _verdicts_prompt, _verdicts_schema),
         items=lambda run, results: results.preprocess_step_result.statements,
         verdicts=lambda results: results.analyze_step_result.results,
         formula=lambda statements, verdicts, scale: answer_relevancy_score(

@@ -10,6 +10,7 @@ from pydantic import BaseModel, field_validator
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
@@ -19,9 +20,10 @@ from agentevals.scorers.llm._common import (
     check_number,
     check_scale,
     expect_count,
-    extracted,
+    extraction_count,
     make_judge,
     merge_options,
+    most_items,
     normalized_label,
     numbered,
     query_text,
@@ -148,14 +150,31 @@ def answer_similarity_score(
     return scaled(min(max(value, 0.0), 1.0), options.scale)
 
 
+def _units_schema(run: Run) -> type[SemanticUnits]:
+    """At least one unit from each non-empty text, when there is a reference (without one the score is 0
+    whatever the units)."""
+    answer, truth = response_text(run), _ground_truth(run)
+    if not truth:
+        return with_item_counts(SemanticUnits, output_units=(0, most_items(answer)), ground_truth_units=0)
+    return with_item_counts(
+        SemanticUnits, output_units=extraction_count(answer), ground_truth_units=extraction_count(truth)
+    )
+
+
+def _analysis_schema(units: SemanticUnits) -> type[SimilarityAnalysis]:
+    """One match per reference unit; no more extra or contradicting answer units than answer units."""
+    answer = len(units.output_units)
+    return with_item_counts(
+        SimilarityAnalysis,
+        matches=len(units.ground_truth_units),
+        extra_in_output=(0, answer),
+        contradictions=(0, answer),
+    )
+
+
 def _analysis_prompt(run: Run, units: SemanticUnits) -> str:
     answer_units: Sequence[str] = units.output_units
     reference_units: Sequence[str] = units.ground_truth_units
-    if _ground_truth(run):  # without a reference the score is 0 whatever the units
-        reference_units = extracted(
-            reference_units, _ground_truth(run), what="semantic units", source="reference answer"
-        )
-        answer_units = extracted(answer_units, response_text(run), what="semantic units")
     return fenced(
         lambda data: (
             f"""For each reference unit, find how the answer covers it:
@@ -212,8 +231,7 @@ def create_answer_similarity_scorer(
     ``units × (1 + exact_match_bonus)``, then each contradiction subtracts ``contradiction_penalty`` and
     extra information subtracts ``extra_info_penalty`` each (at most 0.2); clamped to [0, 1], × scale.
     A run without ground truth is skipped (``no_ground_truth``) unless ``require_ground_truth=False``
-    (then it scores 0). A judge that finds no semantic units in a non-empty answer or reference fails the
-    run (``EmptyExtractionError``).
+    (then it scores 0). The judge must find at least one semantic unit in a non-empty answer or reference.
 
     >>> create_answer_similarity_scorer("openai/gpt-4o-mini", semantic_threshold=0.7).id
     'answer_similarity'
@@ -242,14 +260,14 @@ def create_answer_similarity_scorer(
             PromptStep(
                 "Extract semantic units of answer and reference",
                 lambda run: _units_prompt(run, opts.require_ground_truth),
-                SemanticUnits,
+                _units_schema,
             )
         )
         .analyze(
             PromptStep(
                 "Match reference units against the answer",
                 lambda run, results: _analysis_prompt(run, results.preprocess_step_result),
-                SimilarityAnalysis,
+                lambda results: _analysis_schema(results.preprocess_step_result),
             )
         )
         .generate_score(score)

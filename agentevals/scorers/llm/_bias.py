@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
@@ -17,6 +18,7 @@ from agentevals.scorers.llm._claim_verdicts import YES_COUNTS, build_claim_verdi
 from agentevals.scorers.llm._common import (
     check_scale,
     merge_options,
+    most_items,
     normalized_label,
     numbered,
     response_text,
@@ -90,6 +92,14 @@ order ({len(opinions)} results)."""
     )
 
 
+def _opinions_schema(run: Run) -> type[Opinions]:
+    return with_item_counts(Opinions, opinions=(0, most_items(response_text(run))))
+
+
+def _verdicts_schema(run: Run, results: StepResults) -> type[BiasVerdicts]:
+    return with_item_counts(BiasVerdicts, results=len(_opinions(run, results)))
+
+
 def bias_score(opinions: Sequence[str], verdicts: Sequence[BiasVerdict], scale: float) -> float:
     """Share of the opinions judged biased ("yes"), × ``scale``.
 
@@ -135,8 +145,8 @@ def create_bias_scorer(
         model=model,
         instructions=INSTRUCTIONS,
         scale=opts.scale,
-        extract=PromptStep("Extract the output's opinions", _opinions_prompt, Opinions),
-        check=PromptStep("Judge each opinion for bias", _verdicts_prompt, BiasVerdicts),
+        extract=PromptStep("Extract the output's opinions", _opinions_prompt, _opinions_schema),
+        check=PromptStep("Judge each opinion for bias", _verdicts_prompt, _verdicts_schema),
         items=_opinions,
         verdicts=lambda results: results.analyze_step_result.results,
         formula=bias_score,

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
+from agentevals._scoring._steps import StepResults
 from agentevals.scorers.llm._common import (
     NO_CONTEXT_HINT,
+    Claims,
+    extraction_count,
     numbered,
     response_text,
 )
+
+VerdictsT = TypeVar("VerdictsT", bound=BaseModel)
 
 
 def claims_prompt(run: Run) -> str:
@@ -27,6 +36,20 @@ Text:
 Return {{"claims": [...]}}."""
         )
     )
+
+
+def claims_schema(run: Run) -> type[Claims]:
+    """At least one claim from a non-empty output."""
+    return with_item_counts(Claims, claims=extraction_count(response_text(run)))
+
+
+def one_verdict_per_claim(schema: type[VerdictsT]) -> Callable[[StepResults], type[VerdictsT]]:
+    """The verdict schema of each call: ``schema`` with one entry in ``verdicts`` per extracted claim."""
+
+    def counted(results: StepResults) -> type[VerdictsT]:
+        return with_item_counts(schema, verdicts=len(results.preprocess_step_result.claims))
+
+    return counted
 
 
 def verdict_prompt(claims: Sequence[str], context: Sequence[str], labels: str, what: str) -> str:

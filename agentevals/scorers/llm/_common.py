@@ -9,11 +9,13 @@ import json
 import math
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+from pydantic.config import JsonDict
 
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import Count
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._steps import Invoker, PromptStep, SkipJudge, StepResults
 from agentevals.scorers.utils import extract_tool_results, round_to_two_decimals
@@ -32,6 +34,23 @@ is an error that names the new one."""
 
 
 # -- judge output -------------------------------------------------------------------------------------
+
+
+UnitScore = Annotated[float, Field(ge=0.0, le=1.0)]
+"""A judge's score between 0 and 1: the bounds are in the JSON schema the judge is sent, so a server that
+enforces the schema keeps the judge within them, and a reply outside them is invalid (retried)."""
+
+#: The most entries a judge lists where the number is its own judgement (missing pieces, major issues,
+#: requirements): enough to explain a score, and a bound a small model cannot loop past.
+MAX_LISTED = 10
+
+
+def listed(at_most: int = MAX_LISTED, at_least: int = 0) -> Any:
+    """A list field whose JSON schema says how many items it holds (``minItems``, ``maxItems``); replies
+    with another count are accepted: the bounds guide a server that enforces the schema, and are no
+    validation rule."""
+    extra: JsonDict = {"minItems": at_least, "maxItems": at_most} if at_least else {"maxItems": at_most}
+    return Field(json_schema_extra=extra)
 
 
 class Claims(BaseModel):
@@ -54,27 +73,27 @@ def normalized_label(value: object) -> object:
     return value.strip().lower() if isinstance(value, str) else value
 
 
-class EmptyExtractionError(ValueError):
-    """The judge extracted nothing (no claims, statements, units...) from a non-empty text."""
+def most_items(text: str) -> int:
+    """The most items a list extracted from ``text`` can hold: one per two characters (an item takes at
+    least a character and a separator). A bound no extraction reaches, that a small model looping in a
+    list does.
 
-
-def nothing_extracted(what: str, source: str) -> EmptyExtractionError:
-    """The error for a judge that extracted no ``what`` from a non-empty ``source``."""
-    return EmptyExtractionError(
-        f"the judge extracted no {what} from a non-empty {source}; the score would be meaningless "
-        "(retry, or use a stronger judge model)"
-    )
-
-
-def extracted(items: Sequence[T], text: str, *, what: str, source: str = "output") -> Sequence[T]:
-    """``items``, or :func:`nothing_extracted`'s error when there are none though ``text`` is not empty.
-
-    >>> extracted([], "", what="claims")  # an empty output has no claims
-    []
+    >>> most_items("1, 2, 3"), most_items("")
+    (4, 0)
     """
-    if not items and text.strip():
-        raise nothing_extracted(what, source)
-    return items
+    return -(-len(text.strip()) // 2)
+
+
+def extraction_count(text: str) -> Count:
+    """The item count of a list the judge extracts from ``text``: at least one from a non-empty text (a
+    judge that finds nothing there would make the score meaningless), none from an empty one, and at most
+    :func:`most_items`.
+
+    >>> extraction_count("Paris is in France."), extraction_count("  ")
+    ((1, 10), (0, 0))
+    """
+    most = most_items(text)
+    return (min(1, most), most)
 
 
 # -- options -----------------------------------------------------------------------------------------

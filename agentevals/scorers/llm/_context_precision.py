@@ -9,10 +9,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
-from agentevals._scoring._steps import PromptStep
+from agentevals._scoring._steps import PromptStep, StepResults
 from agentevals.scorers.llm._claim_verdicts import build_claim_verdict_scorer
 from agentevals.scorers.llm._common import (
     as_text,
@@ -67,19 +68,19 @@ def context_precision_score(
 ) -> float:
     """Mean average precision of the pieces ranked by ``context_index``, × ``scale``.
 
-    The verdicts' indices must be 0..len(context) - 1, each once (``ValueError`` otherwise; fewer
-    verdicts than pieces too, extra ones are ignored).
+    The verdicts' indices must be 1..len(context), as the prompt numbers the pieces, or 0..len(context) - 1,
+    each once (``ValueError`` otherwise; fewer verdicts than pieces too, extra ones are ignored).
 
-    >>> yes, no = (PrecisionVerdict(context_index=0, verdict=v, reason="") for v in ("yes", "no"))
-    >>> ranked = [v.model_copy(update={"context_index": i}) for i, v in enumerate([no, yes, yes])]
+    >>> yes, no = (PrecisionVerdict(context_index=1, verdict=v, reason="") for v in ("yes", "no"))
+    >>> ranked = [v.model_copy(update={"context_index": i}) for i, v in enumerate([no, yes, yes], 1)]
     >>> context_precision_score(["a", "b", "c"], ranked, 1)
     0.58
     """
     counted = expect_count(verdicts, len(context), what="verdicts", per="context pieces")
-    indices = sorted(v.context_index for v in counted)
-    if indices != list(range(len(context))):
+    indices, n = sorted(v.context_index for v in counted), len(context)
+    if indices not in (list(range(1, n + 1)), list(range(n))):
         raise ValueError(
-            f"the judge's context_index values {indices} must be 0..{len(context) - 1}, each once"
+            f"the judge's context_index values {indices} must be 1..{n} (or 0..{n - 1}), once each"
         )
     ranked = sorted(counted, key=lambda v: v.context_index)
     return scaled(mean_average_precision([v.verdict == "yes" for v in ranked]), scale)
@@ -90,7 +91,7 @@ def _expected_answer(run: Run) -> str:
 
 
 def _verdicts_prompt(run: Run, context: Sequence[str]) -> str:
-    pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
+    pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context, 1))
     return fenced(
         lambda data: (
             f"""For each context piece, decide whether it is useful for producing the expected
@@ -106,9 +107,13 @@ Context pieces (index in brackets):
 {data(pieces)}
 
 Return {{"verdicts": [{{"context_index", "verdict", "reason"}}, ...]}} with exactly one verdict per piece,
-indices 0 to {len(context) - 1}."""
+in order, context_index 1 to {len(context)}."""
         )
     )
+
+
+def _verdicts_schema(results: StepResults) -> type[PrecisionVerdicts]:
+    return with_item_counts(PrecisionVerdicts, verdicts=len(results.preprocess_step_result["context"]))
 
 
 def _reason_prompt(question: str, verdicts: Sequence[PrecisionVerdict], score: float, scale: float) -> str:
@@ -163,7 +168,7 @@ def create_context_precision_scorer(
         check=PromptStep(
             "Judge each context piece's relevance",
             lambda run, results: _verdicts_prompt(run, results.preprocess_step_result["context"]),
-            PrecisionVerdicts,
+            _verdicts_schema,
         ),
         items=lambda run, results: results.preprocess_step_result["context"],
         verdicts=lambda results: results.analyze_step_result.verdicts,

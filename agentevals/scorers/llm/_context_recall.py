@@ -10,6 +10,7 @@ from pydantic import BaseModel, field_validator
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
@@ -18,7 +19,7 @@ from agentevals.scorers.llm._claim_verdicts import YES_COUNTS, build_claim_verdi
 from agentevals.scorers.llm._common import (
     Claims,
     as_text,
-    extracted,
+    extraction_count,
     merge_options,
     normalized_label,
     numbered,
@@ -92,6 +93,15 @@ order ({len(claims)} verdicts)."""
     )
 
 
+def _claims_schema(run: Run) -> type[Claims]:
+    """At least one claim from the reference answer (never empty: a run without one is skipped)."""
+    return with_item_counts(Claims, claims=extraction_count(_ground_truth(run)))
+
+
+def _verdicts_schema(results: StepResults) -> type[RecallVerdicts]:
+    return with_item_counts(RecallVerdicts, verdicts=len(results.preprocess_step_result.claims))
+
+
 def context_recall_score(claims: Sequence[str], verdicts: Sequence[RecallVerdict], scale: float) -> float:
     """Share of the reference answer's claims the context supports ("yes"), × ``scale``.
 
@@ -129,8 +139,8 @@ def create_context_recall_scorer(
 
     Needs ``run.ground_truth`` (the run is skipped otherwise, ``no_ground_truth``: never a silent 0). Context:
     ``get_context(run)`` (wins), ``context``, or the run's ``run.context`` / tool results; with none
-    the run is skipped (``no_context``). A judge that extracts no claims from the reference answer fails
-    the run (``EmptyExtractionError``).
+    the run is skipped (``no_context``). The judge must extract at least one claim from the reference
+    answer, and give one verdict per claim.
 
     >>> create_context_recall_scorer("openai/gpt-4o-mini", context=["doc"]).id
     'context_recall'
@@ -139,12 +149,7 @@ def create_context_recall_scorer(
     extractor = opts.extractor()
 
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
-        claims = extracted(
-            results.preprocess_step_result.claims,
-            _ground_truth(run),
-            what="claims",
-            source="reference answer",
-        )
+        claims = results.preprocess_step_result.claims
         context = await required_context(run, opts, extractor, "context recall")
         return _verdicts_prompt(context, claims)
 
@@ -155,8 +160,8 @@ def create_context_recall_scorer(
         model=model,
         instructions=INSTRUCTIONS,
         scale=opts.scale,
-        extract=PromptStep("Extract the reference answer's claims", _claims_prompt, Claims),
-        check=PromptStep("Check each claim against the context", verdicts_prompt, RecallVerdicts),
+        extract=PromptStep("Extract the reference answer's claims", _claims_prompt, _claims_schema),
+        check=PromptStep("Check each claim against the context", verdicts_prompt, _verdicts_schema),
         items=lambda run, results: results.preprocess_step_result.claims,
         verdicts=lambda results: results.analyze_step_result.verdicts,
         formula=context_recall_score,

@@ -9,13 +9,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
-from agentevals._scoring._steps import PromptStep
+from agentevals._scoring._steps import PromptStep, StepResults
 from agentevals.scorers.llm._common import (
     check_number,
     expect_count,
+    listed,
     make_judge,
     merge_options,
     normalized_label,
@@ -73,7 +75,7 @@ class ContextEvaluation(BaseModel):
 
 class RelevanceAnalysis(BaseModel):
     evaluations: list[ContextEvaluation]
-    missing_context: list[str]
+    missing_context: list[str] = listed()
     overall_assessment: str
 
 
@@ -101,7 +103,7 @@ def context_relevance_score(
 
 
 def _analysis_prompt(run: Run, context: Sequence[str]) -> str:
-    pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context))
+    pieces = "\n".join(f"[{i}] {piece}" for i, piece in enumerate(context, 1))
     return fenced(
         lambda data: (
             f"""Assess each context piece for the question:
@@ -124,6 +126,10 @@ Return {{"evaluations": [{{"context_index", "context_piece", "relevance_level", 
 ({len(context)} evaluations)."""
         )
     )
+
+
+def _analysis_schema(results: StepResults) -> type[RelevanceAnalysis]:
+    return with_item_counts(RelevanceAnalysis, evaluations=len(results.preprocess_step_result["context"]))
 
 
 def _reason_prompt(question: str, analysis: RelevanceAnalysis, score: float, scale: float) -> str:
@@ -191,7 +197,7 @@ def create_context_relevance_scorer(
             PromptStep(
                 "Assess relevance and use of each context piece",
                 lambda run, results: _analysis_prompt(run, results.preprocess_step_result["context"]),
-                RelevanceAnalysis,
+                _analysis_schema,
             )
         )
         .generate_score(

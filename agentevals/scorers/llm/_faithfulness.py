@@ -14,16 +14,19 @@ from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
 from agentevals.scorers.llm._claim_verdicts import YES_COUNTS, build_claim_verdict_scorer, verdict_share
-from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_prompt
+from agentevals.scorers.llm._claims import (
+    claims_prompt,
+    claims_schema,
+    need_context,
+    one_verdict_per_claim,
+    verdict_prompt,
+)
 from agentevals.scorers.llm._common import (
-    Claims,
     check_scale,
-    extracted,
     merge_options,
     normalized_label,
     query_text,
     resolve_context,
-    response_text,
     run_hook,
     static_context,
 )
@@ -104,8 +107,8 @@ def create_faithfulness_scorer(
     Context comes from ``get_context(run)``, else ``context``, else the run itself: ``run.context``
     (retrieved documents captured by an integration) or, failing that, the run's tool results, so live
     judges get context too. No context at all skips the run (``no_context``). Verdicts: yes (supported), no
-    (contradicted), unsure (not in the context). An empty output has no claims and scores 0; a judge that
-    extracts no claims from a non-empty output fails the run (``EmptyExtractionError``).
+    (contradicted), unsure (not in the context). An empty output has no claims and scores 0; the judge
+    must extract at least one claim from a non-empty output, and give one verdict per claim.
 
     >>> create_faithfulness_scorer("openai/gpt-4o-mini", context=["Paris is in France."]).id
     'faithfulness'
@@ -114,7 +117,7 @@ def create_faithfulness_scorer(
     extractor = run_hook(opts.get_context, "get_context")
 
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
-        claims = extracted(results.preprocess_step_result.claims, response_text(run), what="claims")
+        claims = results.preprocess_step_result.claims
         found = await resolve_context(run, extractor=extractor, static=opts.context)
         return verdict_prompt(
             claims, need_context("faithfulness", found) if claims else found, _LABELS, "claim"
@@ -127,8 +130,12 @@ def create_faithfulness_scorer(
         model=model,
         instructions=FAITHFULNESS_INSTRUCTIONS,
         scale=opts.scale,
-        extract=PromptStep("Extract the output's claims", claims_prompt, Claims),
-        check=PromptStep("Check each claim against the context", verdicts_prompt, FaithfulnessVerdicts),
+        extract=PromptStep("Extract the output's claims", claims_prompt, claims_schema),
+        check=PromptStep(
+            "Check each claim against the context",
+            verdicts_prompt,
+            one_verdict_per_claim(FaithfulnessVerdicts),
+        ),
         items=lambda run, results: results.preprocess_step_result.claims,
         verdicts=lambda results: results.analyze_step_result.verdicts,
         formula=faithfulness_score,

@@ -14,17 +14,20 @@ from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer
 from agentevals._scoring._steps import PromptStep, StepResults
 from agentevals.scorers.llm._claim_verdicts import YES_COUNTS, build_claim_verdict_scorer, verdict_share
-from agentevals.scorers.llm._claims import claims_prompt, need_context, verdict_prompt
+from agentevals.scorers.llm._claims import (
+    claims_prompt,
+    claims_schema,
+    need_context,
+    one_verdict_per_claim,
+    verdict_prompt,
+)
 from agentevals.scorers.llm._common import (
-    Claims,
     check_scale,
-    extracted,
     merge_options,
     normalized_label,
     numbered,
     query_text,
     resolve_context,
-    response_text,
     run_hook,
     static_context,
 )
@@ -118,8 +121,8 @@ def create_hallucination_scorer(
 
     Context: ``get_context(run=, results=, score=, step=)`` when given (``step`` is ``"analyze"`` or
     ``"generate_reason"``), else ``context``, else the run's own ``run.context`` or tool results. No
-    context at all skips the run (``no_context``). An empty output has no claims and scores 0; a judge that
-    extracts no claims from a non-empty output fails the run (``EmptyExtractionError``).
+    context at all skips the run (``no_context``). An empty output has no claims and scores 0; the judge
+    must extract at least one claim from a non-empty output, and give one verdict per claim.
 
     >>> scorer = create_hallucination_scorer("openai/gpt-4o-mini", context=[
     ...     "The first iPhone was announced on January 9, 2007."])
@@ -136,7 +139,7 @@ def create_hallucination_scorer(
         return need_context("hallucination", found) if results.preprocess_step_result.claims else found
 
     async def verdicts_prompt(run: Run, results: StepResults) -> str:
-        claims = extracted(results.preprocess_step_result.claims, response_text(run), what="claims")
+        claims = results.preprocess_step_result.claims
         context = await context_of(run, results, "analyze", None)
         return verdict_prompt(claims, context, _LABELS, "statement")
 
@@ -152,8 +155,10 @@ def create_hallucination_scorer(
         model=model,
         instructions=HALLUCINATION_INSTRUCTIONS,
         scale=opts.scale,
-        extract=PromptStep("Extract the output's claims", claims_prompt, Claims),
-        check=PromptStep("Find hallucinated claims", verdicts_prompt, HallucinationVerdicts),
+        extract=PromptStep("Extract the output's claims", claims_prompt, claims_schema),
+        check=PromptStep(
+            "Find hallucinated claims", verdicts_prompt, one_verdict_per_claim(HallucinationVerdicts)
+        ),
         items=lambda run, results: results.preprocess_step_result.claims,
         verdicts=lambda results: results.analyze_step_result.verdicts,
         formula=hallucination_score,

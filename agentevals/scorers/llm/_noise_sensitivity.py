@@ -15,8 +15,10 @@ from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import (
+    UnitScore,
     check_number,
     check_scale,
+    listed,
     make_judge,
     merge_options,
     normalized_label,
@@ -110,17 +112,10 @@ class DimensionImpact(BaseModel):
 
 
 class NoiseAnalysis(BaseModel):
-    dimensions: list[DimensionImpact]
+    dimensions: list[DimensionImpact] = listed(len(DIMENSIONS), at_least=len(DIMENSIONS))
     overall_assessment: str
-    major_issues: list[str]
-    robustness_score: float
-
-    @field_validator("robustness_score")
-    @classmethod
-    def _unit(cls, value: float) -> float:
-        if not 0.0 <= value <= 1.0:
-            raise ValueError(f"robustness_score must be between 0 and 1, got {value}")
-        return value
+    major_issues: list[str] = listed()
+    robustness_score: UnitScore
 
 
 def _analysis_prompt(run: Run, opts: NoiseSensitivityOptions) -> str:

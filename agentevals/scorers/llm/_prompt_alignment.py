@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
@@ -15,8 +15,10 @@ from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
 from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import (
+    UnitScore,
     check_scale,
     history_text,
+    listed,
     make_judge,
     merge_options,
     query_text,
@@ -52,18 +54,8 @@ class PromptAlignmentOptions:
         check_scale("prompt alignment", self.scale)
 
 
-def _unit(value: float) -> float:
-    # a validator (not a JSON-schema bound) so providers' strict schemas stay simple; the judge's
-    # retry loop still rejects out-of-range scores
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"score must be between 0 and 1, got {value}")
-    return value
-
-
 class _Scored(BaseModel):
-    score: float
-
-    _check = field_validator("score")(_unit)
+    score: UnitScore
 
 
 class IntentAlignment(_Scored):
@@ -79,14 +71,12 @@ class Requirement(BaseModel):
 
 
 class RequirementsFulfillment(BaseModel):
-    requirements: list[Requirement]
-    overall_score: float
-
-    _check = field_validator("overall_score")(_unit)
+    requirements: list[Requirement] = listed()
+    overall_score: UnitScore
 
 
 class Completeness(_Scored):
-    missing_elements: list[str]
+    missing_elements: list[str] = listed()
     reasoning: str
 
 

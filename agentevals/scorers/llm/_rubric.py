@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
@@ -193,7 +194,7 @@ def create_rubric_scorer(
             PromptStep(
                 description="Check the response against each rubric criterion",
                 create_prompt=lambda run: _analyze_prompt(run, criteria_of(run)),
-                output_schema=RubricAnalysis,
+                output_schema=lambda run: with_item_counts(RubricAnalysis, criteria=len(criteria_of(run))),
             )
         )
         .generate_score(

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
@@ -18,9 +19,9 @@ from agentevals.scorers.llm._common import (
     as_text,
     check_scale,
     expect_count,
+    extraction_count,
     make_judge,
     merge_options,
-    nothing_extracted,
     numbered,
     query_text,
     reason_step,
@@ -124,13 +125,19 @@ Return {{"alignment": [{{"claim", "supported", "reason"}}], "questions": [...]}}
     )
 
 
+def _alignment_schema(summary: str, max_questions: int) -> type[AlignmentAndQuestions]:
+    """At least one claim from a non-empty summary, and one to ``max_questions`` key questions from the
+    source (never empty: a run without one is skipped)."""
+    return with_item_counts(
+        AlignmentAndQuestions, alignment=extraction_count(summary), questions=(1, max_questions)
+    )
+
+
+def _coverage_schema(checked: AlignmentAndQuestions, max_questions: int) -> type[Coverage]:
+    return with_item_counts(Coverage, coverage=len(checked.questions[:max_questions]))
+
+
 def _coverage_prompt(summary: str, checked: AlignmentAndQuestions, max_questions: int) -> str:
-    """The coverage prompt for the questions drawn; none drawn from the source (never empty), or no
-    claims found in a non-empty summary, fails the run."""
-    if not checked.questions:
-        raise nothing_extracted("key questions", "source")
-    if not checked.alignment and summary.strip():
-        raise nothing_extracted("claims", "summary")
     questions = checked.questions[:max_questions]
     return fenced(
         lambda data: (
@@ -212,9 +219,9 @@ def create_summarization_scorer(
 
     Alignment: share of the summary's claims the source supports. Coverage: share of up to
     ``max_questions`` key questions (drawn from the source) that the summary alone answers. The source
-    is ``get_source(run)``, else ``source``, else the run's input. An empty summary scores 0; a
-    judge that draws no key questions from the source, or finds no claims in a non-empty summary, fails
-    the run (``EmptyExtractionError``).
+    is ``get_source(run)``, else ``source``, else the run's input. An empty summary scores 0; the
+    judge must draw at least one key question from the source and find at least one claim in a
+    non-empty summary.
 
     >>> create_summarization_scorer("openai/gpt-4o-mini", max_questions=5).id
     'summarization'
@@ -244,7 +251,9 @@ def create_summarization_scorer(
         )
         .preprocess(
             PromptStep(
-                "Check summary claims and draft key questions", alignment_prompt, AlignmentAndQuestions
+                "Check summary claims and draft key questions",
+                alignment_prompt,
+                lambda run: _alignment_schema(summary_of(run), opts.max_questions),
             )
         )
         .analyze(
@@ -253,7 +262,7 @@ def create_summarization_scorer(
                 lambda run, results: _coverage_prompt(
                     summary_of(run), results.preprocess_step_result, opts.max_questions
                 ),
-                Coverage,
+                lambda results: _coverage_schema(results.preprocess_step_result, opts.max_questions),
             )
         )
         .generate_score(

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from agentevals._model._errors import SkipRun
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
@@ -208,7 +209,11 @@ def create_tool_call_accuracy_scorer_llm(
                 lambda run, results: _analysis_prompt(
                     run, len(results.preprocess_step_result["actual_tools"]), reference
                 ),
-                ToolAnalysis,
+                lambda results: with_item_counts(
+                    ToolAnalysis,
+                    evaluations=len(results.preprocess_step_result["actual_tools"]),
+                    missing_tools=(0, len(opts.available_tools)),
+                ),
             )
         )
         .generate_score(

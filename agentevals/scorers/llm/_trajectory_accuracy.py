@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentevals._model._run import Run
+from agentevals._scoring._item_counts import with_item_counts
 from agentevals._scoring._judge._fence import Fence, fenced
 from agentevals._scoring._judge._judge import Judge
 from agentevals._scoring._scorer import Scorer, create_scorer
@@ -17,6 +18,7 @@ from agentevals._scoring._steps import PromptStep
 from agentevals.scorers.llm._common import (
     check_scale,
     expect_count,
+    listed,
     make_judge,
     merge_options,
     numbered,
@@ -114,7 +116,7 @@ class StepEvaluation(BaseModel):
 
 class TrajectoryAnalysis(BaseModel):
     step_evaluations: list[StepEvaluation]
-    missing_steps: list[str]
+    missing_steps: list[str] = listed()
     extra_steps: list[str]
     overall_assessment: str
 
@@ -147,6 +149,11 @@ Return {{"step_evaluations": [{{"step_name", "was_necessary", "was_in_order", "r
 per step ({len(steps["actual_steps"])} evaluations)."""
         )
     )
+
+
+def _analysis_schema(steps: int) -> type[TrajectoryAnalysis]:
+    """One evaluation per step taken; no more extra steps than steps taken."""
+    return with_item_counts(TrajectoryAnalysis, step_evaluations=steps, extra_steps=(0, steps))
 
 
 def trajectory_accuracy_llm_score(
@@ -234,7 +241,7 @@ def create_trajectory_accuracy_scorer_llm(
             PromptStep(
                 "Evaluate each step of the trajectory",
                 lambda run, results: _analysis_prompt(run, results.preprocess_step_result),
-                TrajectoryAnalysis,
+                lambda results: _analysis_schema(len(results.preprocess_step_result["actual_steps"])),
             )
         )
         .generate_score(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import AnswerRelevancyOptions, create_answer_relevancy_scorer
@@ -62,10 +63,22 @@ async def test_malformed_reply_is_retried(judge_server: FakeJudgeServer) -> None
     assert [c.attempts for c in result.judge_calls] == [2, 2, 1]
 
 
-async def test_verdict_count_mismatch_is_an_error(judge_server: FakeJudgeServer) -> None:
-    judge_server.push(statements(3), verdicts("yes"))
-    with pytest.raises(ScorerError, match="1 verdicts for 3 statements"):
-        await create_answer_relevancy_scorer(judge_server.judge()).run(input=Q, output=A)
+async def test_the_judge_is_asked_for_one_verdict_per_statement_and_asked_again_for_fewer(
+    judge_server: FakeJudgeServer,
+) -> None:
+    judge_server.push(statements(3), verdicts("yes"), verdicts("yes", "no", "yes"), "r")
+    result = await create_answer_relevancy_scorer(judge_server.judge()).run(input=Q, output=A)
+    assert result.score == 0.67 and [c.attempts for c in result.judge_calls] == [1, 2, 1]
+    extract, judge, retry = judge_server.requests[:3]
+    assert item_bounds(extract, "statements") == (1, 30)  # one at least, one per two characters at most
+    assert item_bounds(judge, "results") == (3, 3)
+    assert asks_again_for(retry, "results", 3)
+
+
+async def test_an_empty_answer_has_no_statement(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(statements(0), verdicts())
+    await create_answer_relevancy_scorer(judge_server.judge()).run(input=Q, output="")
+    assert item_bounds(judge_server.requests[0], "statements") == (None, 0)
 
 
 async def test_scale_and_weight_merge_key_by_key(judge_server: FakeJudgeServer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import create_answer_similarity_scorer
@@ -97,28 +98,37 @@ async def test_empty_answer_scores_zero_and_malformed_retry(judge_server: FakeJu
 
 
 @pytest.mark.parametrize(
-    ("extracted", "source"),
+    ("extracted", "field"),
     [
-        ({"output_units": [], "ground_truth_units": ["g0"]}, "output"),
-        ({"output_units": ["o0"], "ground_truth_units": []}, "reference answer"),
+        ({"output_units": [], "ground_truth_units": ["g0"]}, "output_units"),
+        ({"output_units": ["o0"], "ground_truth_units": []}, "ground_truth_units"),
     ],
 )
-async def test_no_units_from_a_non_empty_text_fail(
-    judge_server: FakeJudgeServer, extracted: dict[str, Any], source: str
+async def test_no_units_from_a_non_empty_text_are_asked_again(
+    judge_server: FakeJudgeServer, extracted: dict[str, Any], field: str
 ) -> None:
-    judge_server.push(extracted)
-    with pytest.raises(ScorerError, match=f"extracted no semantic units from a non-empty {source};"):
-        await create_answer_similarity_scorer(judge_server.judge()).run(
-            input="q", output="Paris.", ground_truth="Paris."
-        )
+    judge_server.push(extracted, units(1), analysis("exact"), "r")
+    result = await create_answer_similarity_scorer(judge_server.judge()).run(
+        input="q", output="Paris.", ground_truth="Paris."
+    )
+    assert result.score == 1.0 and result.judge_calls[0].attempts == 2
+    first, retry = judge_server.requests[:2]
+    assert item_bounds(first, "output_units") == item_bounds(first, "ground_truth_units") == (1, 3)
+    assert asks_again_for(retry, field, 1)
 
 
-async def test_match_count_must_equal_reference_units(judge_server: FakeJudgeServer) -> None:
-    judge_server.push(units(2), analysis("exact"))
-    with pytest.raises(ScorerError, match="1 matches for 2 reference units"):
-        await create_answer_similarity_scorer(judge_server.judge()).run(
-            input="q", output="a", ground_truth="g"
-        )
+async def test_the_judge_is_asked_for_one_match_per_reference_unit_and_asked_again_for_fewer(
+    judge_server: FakeJudgeServer,
+) -> None:
+    judge_server.push(units(2), analysis("exact"), analysis("exact", "missing"), "r")
+    result = await create_answer_similarity_scorer(judge_server.judge()).run(
+        input="q", output="a", ground_truth="g"
+    )
+    assert result.judge_calls[1].attempts == 2
+    asked, retry = judge_server.requests[1:3]
+    assert item_bounds(asked, "matches") == (2, 2)
+    assert item_bounds(asked, "contradictions") == item_bounds(asked, "extra_in_output") == (None, 2)
+    assert asks_again_for(retry, "matches", 2)
 
 
 @pytest.mark.parametrize(

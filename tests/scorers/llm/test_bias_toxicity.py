@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import item_bounds
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import create_bias_scorer, create_toxicity_scorer
@@ -50,9 +51,10 @@ async def test_bias_empty_output_and_errors(judge_server: FakeJudgeServer) -> No
     judge_server.push(opinions(0), bias())
     result = await create_bias_scorer(judge_server.judge()).run(input="q", output="")
     assert result.score == 0.0 and result.generate_reason_prompt is None
-    judge_server.push(opinions(2), bias("no"))
-    with pytest.raises(ScorerError, match="1 results for 2 opinions"):
+    judge_server.push(opinions(2), *[bias("no")] * 4)  # fewer results on every attempt
+    with pytest.raises(ScorerError, match=r"gave no valid output after 4 attempt.*at least 2 items"):
         await create_bias_scorer(judge_server.judge()).run(input="q", output="a")
+    assert item_bounds(judge_server.requests[-1], "results") == (2, 2)
     judge_server.push(Reply.malformed(), opinions(1), bias("no"), "r")
     assert (await create_bias_scorer(judge_server.judge()).run(input="q", output="a")).score == 0.0
     with pytest.raises(ValueError, match="bias: option scale"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import create_context_precision_scorer
@@ -13,9 +14,10 @@ from agentevals.testing import FakeJudgeServer, Reply
 DOCS = ["Photosynthesis uses light.", "Cats sleep a lot.", "Chlorophyll absorbs light.", "Paris is big."]
 
 
-def verdicts(*labels: str, order: list[int] | None = None) -> dict[str, Any]:
+def verdicts(*labels: str, order: list[int] | None = None, first: int = 1) -> dict[str, Any]:
+    """One verdict per label, numbered from ``first`` (1 as the prompt numbers the pieces), in ``order``."""
     indices = order or list(range(len(labels)))
-    return {"verdicts": [{"context_index": i, "verdict": labels[i], "reason": "r"} for i in indices]}
+    return {"verdicts": [{"context_index": i + first, "verdict": labels[i], "reason": "r"} for i in indices]}
 
 
 @pytest.mark.parametrize(
@@ -43,6 +45,14 @@ async def test_verdicts_are_ranked_by_context_index(judge_server: FakeJudgeServe
     assert result.raw_score == 83.33
 
 
+async def test_indices_counted_from_zero_are_read_too(judge_server: FakeJudgeServer) -> None:
+    judge_server.push(verdicts("no", "yes", first=0), "r")
+    result = await create_context_precision_scorer(judge_server.judge(), context=DOCS[:2]).run(
+        input="q", output="a"
+    )
+    assert result.score == 0.5
+
+
 async def test_fields_prompts_and_expected_answer(judge_server: FakeJudgeServer) -> None:
     judge_server.push(verdicts("yes", "no"), "The first piece is relevant and ranked first.")
     scorer = create_context_precision_scorer(judge_server.judge(), {"context": DOCS[:2]})
@@ -51,9 +61,10 @@ async def test_fields_prompts_and_expected_answer(judge_server: FakeJudgeServer)
     )
     assert result.score == 1.0 and result.preprocess_step_result == {"context": DOCS[:2]}
     assert [v.verdict for v in result.analyze_step_result.verdicts] == ["yes", "no"]
-    assert "[0] Photosynthesis uses light." in result.analyze_prompt  # type: ignore[operator]
+    assert "[1] Photosynthesis uses light." in result.analyze_prompt  # type: ignore[operator]
+    assert "context_index 1 to 2" in result.analyze_prompt  # type: ignore[operator]
     assert "Plants use light" in result.analyze_prompt  # type: ignore[operator]
-    assert "[1] no: r" in result.generate_reason_prompt  # type: ignore[operator]
+    assert "[2] no: r" in result.generate_reason_prompt  # type: ignore[operator]
     assert result.reason == "The first piece is relevant and ranked first."
 
 
@@ -63,12 +74,12 @@ async def test_context_sources(judge_server: FakeJudgeServer) -> None:
     )
     judge_server.push(verdicts("yes"), "r")
     result = await scorer.run(input="q", output="a")
-    assert "[0] extracted" in result.analyze_prompt  # type: ignore[operator]
+    assert "[1] extracted" in result.analyze_prompt  # type: ignore[operator]
     judge_server.push(verdicts("yes"), "r")
     result = await create_context_precision_scorer(judge_server.judge()).run(
         Run(input="q", output="a", context=["from run"])
     )
-    assert "[0] from run" in result.analyze_prompt  # type: ignore[operator]
+    assert "[1] from run" in result.analyze_prompt  # type: ignore[operator]
 
 
 async def test_errors(judge_server: FakeJudgeServer) -> None:
@@ -78,13 +89,13 @@ async def test_errors(judge_server: FakeJudgeServer) -> None:
         await create_context_precision_scorer(judge_server.judge(), get_context=lambda run: []).run(
             input="q", output="a"
         )
-    judge_server.push(verdicts("yes"))
-    with pytest.raises(ScorerError, match="1 verdicts for 2 context pieces"):
-        await create_context_precision_scorer(judge_server.judge(), context=DOCS[:2]).run(
-            input="q", output="a"
-        )
-    judge_server.push({"verdicts": [{"context_index": 0, "verdict": "yes", "reason": "r"}] * 2})
-    with pytest.raises(ScorerError, match="each once"):
+    judge_server.push(verdicts("yes"), verdicts("yes", "no"), "r")  # one verdict short, then all
+    scorer = create_context_precision_scorer(judge_server.judge(), context=DOCS[:2])
+    assert (await scorer.run(input="q", output="a")).judge_calls[0].attempts == 2
+    assert item_bounds(judge_server.requests[0], "verdicts") == (2, 2)
+    assert asks_again_for(judge_server.requests[1], "verdicts", 2)
+    judge_server.push({"verdicts": [{"context_index": 1, "verdict": "yes", "reason": "r"}] * 2})
+    with pytest.raises(ScorerError, match=r"must be 1..2 \(or 0..1\), once each"):
         await create_context_precision_scorer(judge_server.judge(), context=DOCS[:2]).run(
             input="q", output="a"
         )
@@ -125,7 +136,7 @@ async def test_seed_large_context_configuration(judge_server: FakeJudgeServer) -
     judge_server.push(verdicts("yes", "yes", "no", "no", "yes"), "r")
     result = await scorer.run(input="q", output="a")
     assert result.score == 0.87  # (1/1 + 2/2 + 3/5) / 3
-    assert "[4] Document 5: Highly relevant content..." in (result.analyze_prompt or "")
+    assert "[5] Document 5: Highly relevant content..." in (result.analyze_prompt or "")
 
 
 async def test_extractor_runs_once_per_run(judge_server: FakeJudgeServer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import create_context_recall_scorer
@@ -47,15 +48,23 @@ async def test_fields_and_scale(judge_server: FakeJudgeServer) -> None:
     assert "[no] c1" in result.generate_reason_prompt  # type: ignore[operator]
 
 
-async def test_empty_claims_errors_and_retry(judge_server: FakeJudgeServer) -> None:
+async def test_claims_and_verdicts_are_asked_again_when_too_few(judge_server: FakeJudgeServer) -> None:
     scorer = create_context_recall_scorer(judge_server.judge(), context=["doc"])
-    judge_server.push(claims(0))
-    with pytest.raises(ScorerError, match="extracted no claims from a non-empty reference answer"):
-        await scorer.run(input="q", output="a", ground_truth="?")
+    judge_server.push(claims(0), claims(2), verdicts("yes"), verdicts("yes", "no"), "r")
+    result = await scorer.run(input="q", output="a", ground_truth="Paris. Big.")
+    assert result.score == 0.5 and [c.attempts for c in result.judge_calls] == [2, 2, 1]
+    extract, extract_again, judge, judge_again = judge_server.requests[:4]
+    assert item_bounds(extract, "claims") == (1, 6)  # the reference answer is never empty
+    assert asks_again_for(extract_again, "claims", 1)
+    assert item_bounds(judge, "verdicts") == (2, 2) and asks_again_for(judge_again, "verdicts", 2)
+
+
+async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
+    scorer = create_context_recall_scorer(judge_server.judge(), context=["doc"])
     with pytest.raises(ScorerError, match=r"needs run\.ground_truth"):
         await scorer.run(input="q", output="a")
-    judge_server.push(claims(2), verdicts("yes"))
-    with pytest.raises(ScorerError, match="1 verdicts for 2 claims"):
-        await scorer.run(input="q", output="a", ground_truth="t")
+    judge_server.push(*[claims(0)] * 4)
+    with pytest.raises(ScorerError, match=r"after 4 attempt.*at claims: List should have at least 1"):
+        await scorer.run(input="q", output="a", ground_truth="?")
     judge_server.push(claims(1), Reply.malformed(), verdicts("yes"), "r")
     assert (await scorer.run(input="q", output="a", ground_truth="t")).score == 1.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import create_context_relevance_scorer
@@ -62,7 +63,7 @@ async def test_fields_penalty_options_and_scale(judge_server: FakeJudgeServer) -
     result = await scorer.run(input="Question?", output="Answer.")
     assert result.raw_score == 5.0
     assert result.analyze_step_result.missing_context == ["m0"]
-    assert "[0] Doc A" in result.analyze_prompt and "Answer." in result.analyze_prompt  # type: ignore[operator]
+    assert "[1] Doc A" in result.analyze_prompt and "Answer." in result.analyze_prompt  # type: ignore[operator]
     assert "1. m0" in result.generate_reason_prompt and "unused" in result.generate_reason_prompt  # type: ignore[operator]
     assert scorer.name == "Context Relevance (LLM)"
 
@@ -84,9 +85,14 @@ async def test_tool_results_as_context_and_errors(judge_server: FakeJudgeServer)
     assert result.judge_calls[0].attempts == 2
     with pytest.raises(ScorerError, match="No context available for context relevance"):
         await create_context_relevance_scorer(judge_server.judge()).run(input="q", output="a")
-    judge_server.push(analysis())
-    with pytest.raises(ScorerError, match="0 evaluations for 1 context pieces"):
-        await create_context_relevance_scorer(judge_server.judge(), context=["d"]).run(input="q", output="a")
+    judge_server.push(analysis(), analysis(("low", False)), "r")  # no evaluation, then one per piece
+    result = await create_context_relevance_scorer(judge_server.judge(), context=["d"]).run(
+        input="q", output="a"
+    )
+    assert result.score == 0.3 and result.judge_calls[0].attempts == 2
+    asked, retry = judge_server.requests[-3:-1]
+    assert item_bounds(asked, "evaluations") == (1, 1) and item_bounds(asked, "missing_context") == (None, 10)
+    assert asks_again_for(retry, "evaluations", 1)
     with pytest.raises(ValueError, match="max_missing_context_penalty must be"):
         create_context_relevance_scorer("openai/gpt-4o-mini", max_missing_context_penalty=3)
     with pytest.raises(ValueError, match="get_context must be callable"):

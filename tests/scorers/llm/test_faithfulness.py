@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import create_faithfulness_scorer
@@ -89,15 +90,20 @@ async def test_extractor_wins_and_missing_context_errors(judge_server: FakeJudge
         await create_faithfulness_scorer(judge_server.judge()).run(input="q", output="a")
 
 
-async def test_malformed_then_count_mismatch(judge_server: FakeJudgeServer) -> None:
+async def test_malformed_and_short_replies_are_asked_again(judge_server: FakeJudgeServer) -> None:
     judge_server.push(claims(2), Reply.malformed(), verdicts("yes", "yes"), "r")
     result = await create_faithfulness_scorer(judge_server.judge(), context=CONTEXT).run(
         input="q", output="a"
     )
     assert result.score == 1.0 and result.judge_calls[1].attempts == 2
-    judge_server.push(claims(2), verdicts("yes"))
-    with pytest.raises(ScorerError, match="1 verdicts for 2 claims"):
-        await create_faithfulness_scorer(judge_server.judge(), context=CONTEXT).run(input="q", output="a")
+    judge_server.push(claims(0), claims(2), verdicts("yes"), verdicts("yes", "no"), "r")
+    result = await create_faithfulness_scorer(judge_server.judge(), context=CONTEXT).run(
+        input="q", output="a"
+    )
+    assert result.score == 0.5 and [c.attempts for c in result.judge_calls] == [2, 2, 1]
+    extract, extract_again, judge, judge_again = judge_server.requests[-5:-1]
+    assert item_bounds(extract, "claims") == (1, 1) and asks_again_for(extract_again, "claims", 1)
+    assert item_bounds(judge, "verdicts") == (2, 2) and asks_again_for(judge_again, "verdicts", 2)
 
 
 def test_invalid_options() -> None:

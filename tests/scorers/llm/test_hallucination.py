@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from item_counts import item_bounds
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import create_hallucination_scorer
@@ -125,9 +126,10 @@ async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     judge_server.push(claims(1))
     with pytest.raises(ScorerError, match="hallucination has no context"):
         await create_hallucination_scorer(judge_server.judge()).run(input="q", output="a")
-    judge_server.push(claims(2), verdicts("yes"))
-    with pytest.raises(ScorerError, match="1 verdicts for 2 claims"):
+    judge_server.push(claims(2), *[verdicts("yes")] * 4)
+    with pytest.raises(ScorerError, match=r"after 4 attempt.*at verdicts: List should have at least 2"):
         await create_hallucination_scorer(judge_server.judge(), context=IPHONE).run(input="q", output="a")
+    assert item_bounds(judge_server.requests[2], "verdicts") == (2, 2)
     judge_server.push(claims(1), verdicts("unsure"), verdicts("yes"), Reply.text("r"))
     result = await create_hallucination_scorer(judge_server.judge(), context=IPHONE, scale=10).run(
         input="q", output="a"

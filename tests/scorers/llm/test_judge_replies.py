@@ -1,13 +1,16 @@
 """Judge replies the LLM scorers accept and refuse: labels in any case, reasons optional, and an extraction
-that finds nothing in a non-empty text failing the run instead of scoring a silent 0 or 1."""
+that finds nothing in a non-empty text asked again, then failing the run instead of scoring a silent 0
+or 1."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for
 from pydantic import BaseModel, ValidationError
 
 from agentevals import Judge, Run, Scorer
@@ -119,69 +122,58 @@ async def test_capitalised_verdicts_and_a_missing_reason_score_through_the_judge
 
 
 EMPTY_EXTRACTIONS: dict[str, tuple[Callable[[Judge], Scorer], dict[str, Any], dict[str, Any], str, str]] = {
-    # the scorer, run fields, the judge's empty extraction, the failed step, what the message names
-    "answer_relevancy": (
-        create_answer_relevancy_scorer,
-        {},
-        {"statements": []},
-        "analyze",
-        "no statements from a non-empty output",
-    ),
+    # the scorer, run fields, the judge's empty extraction, the step that asks for it, the list
+    "answer_relevancy": (create_answer_relevancy_scorer, {}, {"statements": []}, "preprocess", "statements"),
     "faithfulness": (
         lambda judge: create_faithfulness_scorer(judge, context=CONTEXT),
         {},
         {"claims": []},
-        "analyze",
-        "no claims from a non-empty output",
+        "preprocess",
+        "claims",
     ),
     "hallucination": (
         lambda judge: create_hallucination_scorer(judge, context=CONTEXT),
         {},
         {"claims": []},
-        "analyze",
-        "no claims from a non-empty output",
+        "preprocess",
+        "claims",
     ),
-    "toxicity": (
-        create_toxicity_scorer,
-        {},
-        {"verdicts": []},
-        "generate_score",
-        "no statements from a non-empty output",
-    ),
+    "toxicity": (create_toxicity_scorer, {}, {"verdicts": []}, "analyze", "verdicts"),
     "context_recall": (
         lambda judge: create_context_recall_scorer(judge, context=CONTEXT),
         {"ground_truth": "Paris is the capital of France."},
         {"claims": []},
-        "analyze",
-        "no claims from a non-empty reference answer",
+        "preprocess",
+        "claims",
     ),
     "summarization_claims": (
         create_summarization_scorer,
         {},
         {"alignment": [], "questions": ["What is the capital?"]},
-        "analyze",
-        "no claims from a non-empty summary",
+        "preprocess",
+        "alignment",
     ),
     "summarization_questions": (
         create_summarization_scorer,
         {},
         {"alignment": [{"claim": "Paris is the capital.", "supported": True}], "questions": []},
-        "analyze",
-        "no key questions from a non-empty source",
+        "preprocess",
+        "questions",
     ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(EMPTY_EXTRACTIONS))
-async def test_nothing_extracted_from_a_non_empty_text_is_a_failed_record_that_says_so(
+async def test_nothing_extracted_from_a_non_empty_text_is_asked_again_then_a_failed_record_that_says_so(
     judge_server: FakeJudgeServer, name: str
 ) -> None:
-    factory, fields, reply, step, named = EMPTY_EXTRACTIONS[name]
-    judge_server.push(reply)
+    factory, fields, reply, step, listed = EMPTY_EXTRACTIONS[name]
+    judge_server.push(*[reply] * 4)
     run = Run(input="What is the capital of France?", output="Paris is the capital of France.", **fields)
     record = await score_once(run, factory(judge_server.judge()), None, asyncio.Semaphore(1), FailureLog())
     assert isinstance(record, ScoreFailure)
-    assert (record.error_type, record.failed_step) == ("EmptyExtractionError", step)
-    assert named in record.error_message and "the score would be meaningless" in record.error_message
-    assert len(judge_server.requests) == 1 and len(record.judge_calls) == 1  # no further judge call
-    assert record.judge_replies  # the empty extraction is kept on the record
+    assert (record.error_type, record.failed_step) == ("JudgeOutputError", step)
+    assert f"at {listed}: List should have at least 1 item" in record.error_message
+    assert len(judge_server.requests) == 4 and [c.attempts for c in record.judge_calls] == [4]
+    assert all(asks_again_for(retry, listed, 1) for retry in judge_server.requests[1:])
+    assert record.judge_replies == {step: json.dumps(reply)}  # the last empty extraction is kept

@@ -227,9 +227,16 @@ def test_context_precision_is_the_mean_average_precision_of_the_ranking(
     assert context_precision_score(_items(len(verdicts)), verdicts, scale) == expected
 
 
+def test_context_precision_reads_indices_from_one_or_from_zero() -> None:
+    from_one = context_precision_score(_items(2), _ranked((2, "yes"), (1, "no")), 1)
+    assert from_one == context_precision_score(_items(2), _ranked((1, "yes"), (0, "no")), 1) == 0.5
+
+
 def test_context_precision_needs_each_index_once() -> None:
-    with pytest.raises(ValueError, match=r"context_index values \[0, 0\] must be 0..1, each once"):
-        context_precision_score(_items(2), _ranked((0, "yes"), (0, "no")), 1)
+    for indices in ((0, 0), (1, 1), (0, 2), (2, 3)):
+        verdicts = _ranked(*((i, "yes") for i in indices))
+        with pytest.raises(ValueError, match=r"must be 1..2 \(or 0..1\), once each"):
+            context_precision_score(_items(2), verdicts, 1)
     with pytest.raises(ValueError, match="1 verdicts for 2 context pieces"):
         context_precision_score(_items(2), _ranked((0, "yes")), 1)
 

@@ -74,3 +74,25 @@ async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     judge_server.push(analysis(1.5), Reply.malformed(), analysis(1.0), "r")
     result = await create_noise_sensitivity_scorer(judge_server.judge(), OPTS).run(input="q", output="a")
     assert result.score == 1.0 and result.judge_calls[0].attempts == 3
+
+
+async def test_a_local_server_is_sent_the_impact_levels_five_dimensions_and_a_bounded_score(
+    judge_server: FakeJudgeServer,
+) -> None:
+    levels = ["none", "minimal", "moderate", "significant", "severe"]
+    judge_server.push(analysis(0.9, *["none"] * 5), "r")
+    judge = judge_server.judge(model="openai/smollm2", api_key="none")  # llama.cpp's server, as configured
+    await create_noise_sensitivity_scorer(judge, OPTS).run(input="q", output="a")
+    sent = judge_server.requests[0].body["response_format"]
+    assert sent["type"] == "json_object"
+    schema = sent["schema"]
+    assert schema["$defs"]["DimensionImpact"]["properties"]["impact_level"]["enum"] == levels
+    dimensions, issues = schema["properties"]["dimensions"], schema["properties"]["major_issues"]
+    assert (dimensions["minItems"], dimensions["maxItems"], issues["maxItems"]) == (5, 5, 10)
+    score = schema["properties"]["robustness_score"]
+    assert (score["minimum"], score["maximum"], score["enum"][:3], len(score["enum"])) == (
+        0,
+        1,
+        [0, 0.01, 0.02],
+        101,
+    )

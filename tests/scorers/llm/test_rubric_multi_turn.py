@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
 from agentevals import Run, ScorerError
 from agentevals.scorers.llm import RubricCriterion, create_multi_turn_judge_scorer, create_rubric_scorer
@@ -61,9 +62,11 @@ async def test_rubric_dynamic_none_and_errors(judge_server: FakeJudgeServer) -> 
     judge_server.push(checks(False))
     from_input = await scorer.run(input={"question": "q", "rubric": ["Is polite"]}, output="a")
     assert from_input.score == 0.0 and "1. Is polite" in (from_input.analyze_prompt or "")
-    judge_server.push(checks(True))
-    with pytest.raises(ScorerError, match="1 criterion results for 2 rubric criteria"):
-        await create_rubric_scorer(judge_server.judge(), criteria="a\nb").run(input="q", output="a")
+    judge_server.push(checks(True), checks(True, False))
+    two = await create_rubric_scorer(judge_server.judge(), criteria="a\nb").run(input="q", output="a")
+    assert two.score == 0.0 and two.judge_calls[0].attempts == 2
+    assert item_bounds(judge_server.requests[-2], "criteria") == (2, 2)
+    assert asks_again_for(judge_server.requests[-1], "criteria", 2)
     with pytest.raises(ValueError, match="needs a description"):
         create_rubric_scorer("openai/gpt-4o-mini", criteria=[{"required": True}])
 

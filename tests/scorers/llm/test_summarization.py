@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
 from agentevals import ScorerError
 from agentevals.scorers.llm import create_summarization_scorer
@@ -68,6 +69,22 @@ async def test_fields_source_options_and_max_questions(judge_server: FakeJudgeSe
     assert "dyn" in ((await extracted.run(input="q", output="s")).preprocess_prompt or "")
 
 
+async def test_the_judge_is_told_how_many_claims_questions_and_coverage_entries(
+    judge_server: FakeJudgeServer,
+) -> None:
+    judge_server.push(aligned([], 0), aligned([True], 3), coverage(True), coverage(True, True, False), "r")
+    scorer = create_summarization_scorer(judge_server.judge(), max_questions=2)
+    result = await scorer.run(input=SOURCE, output="Meeting on Friday.")
+    assert result.score == 1.0 and [c.attempts for c in result.judge_calls] == [2, 2, 1]
+    draft, draft_again, cover, cover_again = judge_server.requests[:4]
+    assert item_bounds(draft, "alignment") == (1, 9) and item_bounds(draft, "questions") == (1, 2)
+    assert asks_again_for(draft_again, "alignment", 1) or asks_again_for(draft_again, "questions", 1)
+    assert item_bounds(cover, "coverage") == (2, 2) and asks_again_for(cover_again, "coverage", 2)
+    judge_server.push(aligned([], 1), coverage(False))
+    await scorer.run(input=SOURCE, output="")
+    assert item_bounds(judge_server.requests[-2], "alignment") == (None, 0)  # an empty summary
+
+
 async def test_empty_cases_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     judge_server.push(aligned([], 2), coverage(False, False))
     result = await create_summarization_scorer(judge_server.judge()).run(input=SOURCE, output="")
@@ -76,8 +93,8 @@ async def test_empty_cases_errors_and_retry(judge_server: FakeJudgeServer) -> No
         create_summarization_scorer("openai/gpt-4o-mini", max_questions=0)
     with pytest.raises(ScorerError, match="needs the source text"):
         await create_summarization_scorer(judge_server.judge()).run(input="", output="s")
-    judge_server.push(aligned([True], 2), coverage(True))
-    with pytest.raises(ScorerError, match="1 coverage entries for 2 questions"):
+    judge_server.push(aligned([True], 2), *[coverage(True)] * 4)
+    with pytest.raises(ScorerError, match=r"after 4 attempt.*at coverage: List should have at least 2"):
         await create_summarization_scorer(judge_server.judge()).run(input=SOURCE, output="s")
     judge_server.push(Reply.malformed(), aligned([True], 1), coverage(True), "r")
     assert (

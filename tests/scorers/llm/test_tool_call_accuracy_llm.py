@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 from langchain_core.tools import tool
 from prompt_blocks import unfenced
 
@@ -111,9 +112,13 @@ async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
     scorer = create_tool_call_accuracy_scorer_llm(judge_server.judge(), available_tools=TOOLS)
     with pytest.raises(ScorerError, match="needs the user's request"):
         await scorer.run(input="", output="x")
-    judge_server.push(analysis(True))
-    with pytest.raises(ScorerError, match="1 evaluations for 2 tool calls"):
-        await scorer.run(agent_run("Weather?", "x", ("weather-tool", {}), ("weather-tool", {"c": 1})))
+    judge_server.push(analysis(True), analysis(True, False), "r")
+    two = await scorer.run(agent_run("Weather?", "x", ("weather-tool", {}), ("weather-tool", {"c": 1})))
+    assert two.score == 0.5 and two.judge_calls[0].attempts == 2
+    asked, retry = judge_server.requests[-3:-1]
+    assert item_bounds(asked, "evaluations") == (2, 2)
+    assert item_bounds(asked, "missing_tools") == (None, len(TOOLS))
+    assert asks_again_for(retry, "evaluations", 2)
     judge_server.push(analysis(False, True), "r")  # extra evaluations are ignored
     extra = await scorer.run(agent_run("Weather?", "x", ("weather-tool", {})))
     assert extra.score == 0.0

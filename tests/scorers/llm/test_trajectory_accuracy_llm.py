@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from item_counts import asks_again_for, item_bounds
 
-from agentevals import Run, ScorerError
+from agentevals import Run
 from agentevals.scorers.llm import create_trajectory_accuracy_scorer_llm
 from agentevals.scorers.utils import create_agent_test_run, create_test_message, create_tool_invocation
 from agentevals.testing import FakeJudgeServer, Reply
@@ -96,9 +97,13 @@ async def test_fields_expected_trajectory_sources_and_scale(judge_server: FakeJu
 
 
 async def test_errors_and_retry(judge_server: FakeJudgeServer) -> None:
-    judge_server.push(analysis((True, True)))
-    with pytest.raises(ScorerError, match="1 evaluations for 2 steps"):
-        await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(agent_run("a", "b"))
+    judge_server.push(analysis((True, True)), analysis((True, True), (False, True)), "r")
+    two = await create_trajectory_accuracy_scorer_llm(judge_server.judge()).run(agent_run("a", "b"))
+    assert two.score == 0.7 and two.judge_calls[0].attempts == 2  # 0.6 × 1/2 + 0.3 + 0.1
+    asked, retry = judge_server.requests[:2]
+    assert item_bounds(asked, "step_evaluations") == (2, 2) and item_bounds(asked, "extra_steps") == (None, 2)
+    assert item_bounds(asked, "missing_steps") == (None, 10)
+    assert asks_again_for(retry, "step_evaluations", 2)
     with pytest.raises(ValueError, match="expected step needs a name"):
         create_trajectory_accuracy_scorer_llm("openai/gpt-4o-mini", expected_trajectory=[1])
     judge_server.push(Reply.malformed(), analysis((True, True)), "r")
