@@ -24,6 +24,7 @@ from agentevals_otel._tool_spans import ToolSpan, error_text, tool_span
 
 GROUND_TRUTH = "agentevals.ground_truth"
 METADATA_PREFIX = "agentevals.metadata."
+_USER_PREFIX = "agentevals."  # what both names start with
 TRACE_KEY = "otel"
 _AGENT_NAMES = ("gen_ai.agent.name", "agent.name")
 _FINAL_OUTPUT = "final_result"  # pydantic-ai's output of an agent run, on its agent span
@@ -192,7 +193,10 @@ def _user_fields(captured: CapturedRun) -> tuple[Any, dict[str, Any]]:
     ground_truth: Any = None
     metadata: dict[str, Any] = {}
     for source in sources:
-        for key, value in source.items():
+        for key in source:  # the keys alone: a span's attribute mapping reads each value in Python
+            if not key.startswith(_USER_PREFIX):
+                continue
+            value = source[key]
             if key == GROUND_TRUTH:
                 ground_truth = list(value) if isinstance(value, tuple) else value
             elif key.startswith(METADATA_PREFIX):
