@@ -2,41 +2,13 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from agentevals import FlushReport, Run, create_scorer, scored
-from agentevals.engine import EngineStats
+from agentevals import Run, create_scorer, scored
 from agentevals.sinks import MemorySink
-
-
-class RecordingEngine:
-    def __init__(self) -> None:
-        self.runs: list[Run] = []
-        self._lock = threading.Lock()
-
-    def submit(self, run: Run) -> bool:
-        with self._lock:
-            self.runs.append(run)
-        return True
-
-    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
-        return self.submit(build())
-
-    def flush(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    async def aflush(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    def shutdown(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    def stats(self) -> EngineStats:
-        return EngineStats(submitted=len(self.runs), accepted=len(self.runs))
+from agentevals.testing import RecordingEngine
 
 
 def test_sync_text_function() -> None:

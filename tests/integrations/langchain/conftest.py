@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,37 +14,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import tool
 
-from agentevals import FlushReport, Run
-from agentevals.engine import EngineStats
-
-
-class RecordingEngine:
-    """Stands in for ScoringEngine in capture tests (an ``agentevals.live.Engine``): keeps every
-    submitted run, building lazy ones at once."""
-
-    def __init__(self) -> None:
-        self.runs: list[Run] = []
-        self._lock = threading.Lock()
-
-    def submit(self, run: Run) -> bool:
-        with self._lock:
-            self.runs.append(run)
-        return True
-
-    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
-        return self.submit(build())
-
-    def flush(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    async def aflush(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    def shutdown(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    def stats(self) -> EngineStats:
-        return EngineStats(submitted=len(self.runs), accepted=len(self.runs))
+from agentevals import Run
+from agentevals.testing import RecordingEngine
 
 
 class ExplodingEngine(RecordingEngine):

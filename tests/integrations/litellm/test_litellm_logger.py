@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,39 +14,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm
 from agentevals_litellm import ScoringLogger
 
-from agentevals import FlushReport, PromptStep, Run, create_scorer
-from agentevals.engine import EngineStats
+from agentevals import PromptStep, create_scorer
 from agentevals.sinks import MemorySink
-from agentevals.testing import FakeJudgeServer
+from agentevals.testing import FakeJudgeServer, RecordingEngine
 
 litellm.suppress_debug_info = True
 MODEL = "openai/gpt-4o-mini"
-
-
-class RecordingEngine:
-    def __init__(self) -> None:
-        self.runs: list[Run] = []
-        self._lock = threading.Lock()
-
-    def submit(self, run: Run) -> bool:
-        with self._lock:
-            self.runs.append(run)
-        return True
-
-    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
-        return self.submit(build())
-
-    def flush(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    async def aflush(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    def shutdown(self, timeout: float = 30.0) -> FlushReport:
-        return FlushReport(completed=True)
-
-    def stats(self) -> EngineStats:
-        return EngineStats(submitted=len(self.runs), accepted=len(self.runs))
 
 
 @pytest.fixture

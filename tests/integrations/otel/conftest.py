@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -15,41 +14,7 @@ from agentevals_otel import ScoringSpanProcessor
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Span, Status, StatusCode, Tracer
 
-from agentevals import FlushReport, Run
-from agentevals.engine import EngineStats
-
-
-class RecordingEngine:
-    """Stands in for ScoringEngine (an ``agentevals.live.Engine``): builds every lazy run at once and
-    keeps it; counts flushes and shutdowns."""
-
-    def __init__(self) -> None:
-        self.runs: list[Run] = []
-        self.flushes = 0
-        self.shutdowns = 0
-        self._lock = threading.Lock()
-
-    def submit(self, run: Run) -> bool:
-        with self._lock:
-            self.runs.append(run)
-        return True
-
-    def submit_lazy(self, build: Callable[[], Run], *, run_id: str, trace_id: str | None = None) -> bool:
-        return self.submit(build())
-
-    def flush(self, timeout: float = 30.0) -> FlushReport:
-        self.flushes += 1
-        return FlushReport(completed=True)
-
-    async def aflush(self, timeout: float = 30.0) -> FlushReport:
-        return self.flush(timeout)
-
-    def shutdown(self, timeout: float = 30.0) -> FlushReport:
-        self.shutdowns += 1
-        return FlushReport(completed=True)
-
-    def stats(self) -> EngineStats:
-        return EngineStats(submitted=len(self.runs), accepted=len(self.runs))
+from agentevals.testing import RecordingEngine
 
 
 @pytest.fixture
