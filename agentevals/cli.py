@@ -123,7 +123,12 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="summarise stored score records")
     rep.add_argument("--db", default="agentevals.db", help="a SQLite file or a postgresql:// URL")
     rep.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
-    rep.add_argument("--source", choices=["live", "eval", "rescore", "canary"])
+    rep.add_argument(
+        "--source",
+        choices=["live", "eval", "rescore", "canary"],
+        help="only the records of this source (default: every source but canary, whose records judge "
+        "labelled runs again)",
+    )
     rep.add_argument("--table", default="agentevals_scores")
     rep.add_argument("--worst", type=int, default=10, metavar="N", help="list the N lowest scores (0: none)")
     rep.add_argument(

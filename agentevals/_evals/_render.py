@@ -25,6 +25,11 @@ def render_report(report: Report, console: Console) -> None:
     console.print(
         f"agentevals report: {', '.join(scope)}: {report.total} records, {report.failures} failures"
     )
+    if report.canary_left_out:
+        console.print(
+            f"{report.canary_left_out} canary records left out: they judge labelled runs again "
+            "(--source canary reports them)"
+        )
     if not report.total:
         console.print("no score records match")
         return

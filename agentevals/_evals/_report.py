@@ -113,6 +113,8 @@ class Report:
     pass_rates: list[PassRate] = field(default_factory=list)
     #: Per scorer with labels, its agreement with people (absent from ``as_dict()`` when there is none).
     agreement: list[Agreement] = field(default_factory=list)
+    #: Records of canary epochs left out: they judge labelled runs again (0 when a source was asked for).
+    canary_left_out: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -241,7 +243,7 @@ class _Query:
         outcomes: dict[str, Counter[str]] = defaultdict(Counter)
         skips: dict[str, Counter[str]] = defaultdict(Counter)
         since, source = self.since, self.source
-        rolled, partial_hour, covered, store_runs, worst_rows = self._parallel(
+        rolled, partial_hour, covered, store_runs, worst_rows, canary_left_out = self._parallel(
             [
                 partial(_report_reads.rolled_groups, since=since, source=source),
                 partial(_report_reads.partial_hour_groups, since=since, source=source),
@@ -256,6 +258,7 @@ class _Query:
                     limit=worst,
                     input_chars=_INPUT_READ,
                 ),
+                partial(_report_reads.rejudged_records, since=since) if source is None else lambda q: 0,
             ]
         )
         scans = (rolled, partial_hour)
@@ -281,6 +284,7 @@ class _Query:
             coverage=_coverage(outcomes, skips, covered, store_runs, dropped),
             worst=[_worst_run(row) for row in worst_rows],
             runs=store_runs,
+            canary_left_out=canary_left_out,
             pass_rates=[]
             if thresholds is None
             else self._pass_rates([k[0] for k in scorer if k[0]], thresholds),

@@ -15,7 +15,7 @@ from typing import Any
 
 from agentevals._model._thresholds import Threshold
 from agentevals._store._dialect import Dialect
-from agentevals._store._reading import Reading, where
+from agentevals._store._reading import Reading, source_condition, where
 from agentevals._store._row import Tables
 
 #: The columns of the labels table, in order.
@@ -137,7 +137,7 @@ def version_pass_counts(
     clause, params = where(
         [
             ("created_at >= ?", None if since is None else q.dialect.timestamp(since)),
-            ("source = ?", source),
+            source_condition(source),
             ("scorer_version = ?", version),
         ],
         always=["scorer_id = ?", "outcome <> 'skipped'"],

@@ -65,6 +65,23 @@ def parallel(
         return list(pool.map(run, jobs))
 
 
+#: The source of records that judge runs scored already again (``agentevals canary``): counts and rates
+#: leave them out unless asked for by source, since they would count those runs twice.
+REJUDGED_SOURCE = "canary"
+
+
+def source_condition(source: str | None, column: str = "source") -> tuple[str, Any]:
+    """The condition on ``column`` that keeps the records of ``source``; of any source (``None``), those
+    of every source but :data:`REJUDGED_SOURCE`.
+
+    >>> source_condition(None), source_condition("canary", "s.source")
+    (('source <> ?', 'canary'), ('s.source = ?', 'canary'))
+    """
+    if source is None:
+        return (f"{column} <> ?", REJUDGED_SOURCE)
+    return (f"{column} = ?", source)
+
+
 def where(conditions: Sequence[tuple[str, Any]], always: Sequence[str] = ()) -> tuple[str, list[Any]]:
     """The ``WHERE`` clause (with a leading space; empty without a condition) of the ``always``
     clauses and of the ``(clause, value)`` pairs whose value is given, and the values as parameters.

@@ -1,5 +1,5 @@
 """The reads behind ``agentevals report``: score records created at or after ``since`` (naive means UTC),
-of ``source`` when given.
+of ``source`` when given (of any source but ``canary`` otherwise).
 
 The per-group aggregates come from the rollup (whole hours from ``since`` on, see ``_rollup``) plus
 the score rows of the rest of the hour ``since`` falls in; each scorer's runs take one
@@ -14,13 +14,13 @@ from typing import Any
 
 from agentevals._model._thresholds import Threshold
 from agentevals._store._hours import as_utc, hour_after, hour_bucket
-from agentevals._store._reading import Reading, where
+from agentevals._store._reading import REJUDGED_SOURCE, Reading, source_condition, where
 
 
 def _scope(q: Reading, since: datetime | None, source: str | None, alias: str = "") -> list[tuple[str, Any]]:
     # SQLite: created_at is ISO-8601 UTC text, so text order is time order.
     moment = None if since is None else q.dialect.timestamp(since)
-    return [(f"{alias}created_at >= ?", moment), (f"{alias}source = ?", source)]
+    return [(f"{alias}created_at >= ?", moment), source_condition(source, f"{alias}source")]
 
 
 def rolled_groups(q: Reading, *, since: datetime | None, source: str | None) -> list[tuple[Any, ...]]:
@@ -28,7 +28,7 @@ def rolled_groups(q: Reading, *, since: datetime | None, source: str | None) -> 
     scorer, skip reason, outcome and error type (a few thousand groups): per group those six, then its
     rows, scores, sum and sum of squares of the scores, lowest and highest score, cost and tokens."""
     start = None if since is None else hour_bucket(hour_after(since))
-    clause, params = where([("source = ?", source), ("bucket >= ?", start)])
+    clause, params = where([source_condition(source), ("bucket >= ?", start)])
     total = "CAST(SUM({}) AS BIGINT)"
     rows = q.rows(
         "SELECT substr(bucket, 1, 10), entity, scorer_id, skip_reason, outcome, error_type, "
@@ -122,3 +122,21 @@ def pass_counts(
         [*bound_params, scorer_id, *params],
     )[0]
     return int(row[0]), int(row[1]), int(row[2] or 0)
+
+
+def rejudged_records(q: Reading, *, since: datetime | None) -> int:
+    """How many records created at or after ``since`` judge runs scored already again (canary epochs),
+    which the reads of any source leave out: the rollup's whole hours, and the rows of the hour ``since``
+    falls in."""
+    start = None if since is None else hour_bucket(hour_after(since))
+    clause, params = where([source_condition(REJUDGED_SOURCE), ("bucket >= ?", start)])
+    count = int(q.rows(f"SELECT COALESCE(SUM(rows), 0) FROM {q.tables.rollup}{clause}", params)[0][0])
+    if since is None or hour_after(since) == as_utc(since):
+        return count
+    clause, params = where(
+        [
+            *_scope(q, since, REJUDGED_SOURCE),
+            ("created_at < ?", q.dialect.timestamp(hour_after(since))),
+        ]
+    )
+    return count + int(q.rows(f"SELECT COUNT(*) FROM {q.tables.scores}{clause}", params)[0][0])

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentevals._store._bins import bin_sql
-from agentevals._store._reading import Reading, where
+from agentevals._store._reading import Reading, source_condition, where
 from agentevals._store._view_reads import ScoreFilter, filtered, float_or_none
 
 #: ``(day, scorer_id, outcome, error_type, skip_reason, rows, scores, sum of scores, lowest, highest,
@@ -46,7 +46,7 @@ def _rolled(h: WholeHours) -> tuple[str, list[Any]]:
             ("bucket >= ?", h.first),
             ("bucket < ?", h.last),
             ("entity = ?", h.entity),
-            ("source = ?", h.source),
+            source_condition(h.source),
             ("scorer_id = ?", h.scorer_id),
         ]
     )

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from agentevals._store._hours import hour_bucket
-from agentevals._store._reading import Reading, where
+from agentevals._store._reading import Reading, source_condition, where
 from agentevals._store._row import COLUMNS, RUN_COLUMNS
 
 
@@ -48,7 +48,7 @@ def filtered(q: Reading, f: ScoreFilter, alias: str = "", extra: Sequence[str] =
             (f"{alias}created_at < ?", None if f.until is None else moment(f.until)),
             (f"{alias}entity = ?", f.entity),
             (f"{alias}eval_id = ?", f.eval_id),
-            (f"{alias}source = ?", f.source),
+            source_condition(f.source, f"{alias}source"),
         ],
         always=extra,
     )
@@ -114,10 +114,12 @@ def _time_range(q: Reading, names: list[str]) -> tuple[str | None, str | None]:
 
 
 def latest_evals(q: Reading, limit: int) -> list[str]:
-    """The ids of the most recent evaluations, newest first."""
+    """The ids of the most recent evaluations, newest first (a canary epoch's id is none)."""
+    clause, params = where([source_condition(None)], always=["eval_id IS NOT NULL"])
     rows = q.rows(
-        f"SELECT eval_id FROM {q.tables.scores} WHERE eval_id IS NOT NULL GROUP BY eval_id "
-        f"ORDER BY MAX(created_at) DESC LIMIT {int(limit)}"
+        f"SELECT eval_id FROM {q.tables.scores}{clause} GROUP BY eval_id "
+        f"ORDER BY MAX(created_at) DESC LIMIT {int(limit)}",
+        params,
     )
     return [str(row[0]) for row in rows]
 
