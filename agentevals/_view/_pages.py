@@ -18,6 +18,7 @@ from typing import Any
 
 from agentevals._evals._catalog import dropped_counts
 from agentevals._model._thresholds import Threshold
+from agentevals._store._reading import REJUDGED_SOURCE
 from agentevals._view import _rolled, _scorer_numbers, _stats, _versions
 from agentevals._view._axes import STEP, time_window
 from agentevals._view._queries import PAGE_SIZE, Bucket, Filters, Reader, Session
@@ -92,10 +93,11 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
     if f.eval_id is None:  # the histogram's days in two parts, read at once
         with reader.session() as q:
             parts = _rolled.hour_ranges(q, 2)
-    totals, store_runs, *read = reader.parallel(
+    totals, store_runs, canary_left_out, *read = reader.parallel(
         [
             lambda q: _rolled.outcome_totals(q, f),
             lambda q: q.stored_runs(f.since, f.eval_id),
+            partial(_canary_left_out, f=f),
             *(partial(_rolled.histogram_over, f=f, ranges=ranges) for ranges in parts),
         ]
     )
@@ -145,8 +147,17 @@ def overview(reader: Reader, f: Filters, settings: Settings, *, deferred: bool =
         "store_runs": store_runs,
         "worst": extra.get("worst", []),
         "entity_note": bool(f.entity),
+        "canary_left_out": canary_left_out,
         "deferred": deferred,
     }
+
+
+def _canary_left_out(q: Session, f: Filters) -> int:
+    """How many canary records the pages leave out under ``f`` (they judge labelled runs again); none
+    when ``f`` names a source or an evaluation."""
+    if f.source is not None or f.eval_id is not None:
+        return 0
+    return sum(t.rows for t in _rolled.outcome_totals(q, replace(f, source=REJUDGED_SOURCE)))
 
 
 def overview_deferred(reader: Reader, f: Filters) -> dict[str, Any]:

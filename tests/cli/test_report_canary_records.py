@@ -17,6 +17,7 @@ from agentevals import ScoreResult
 from agentevals._evals._report import build_report
 from agentevals._view._app import create_app
 from agentevals._view._queries import Reader
+from agentevals._view._report_html import write_report
 from agentevals.cli import main
 from agentevals.evals import Labels, agreement
 from agentevals.sinks import PostgresSink, SQLiteSink
@@ -92,6 +93,10 @@ async def test_the_viewer_and_the_judges_raw_pass_rate_leave_canary_records_out(
     overview = client.get("/").text
     assert "50.0%" in overview  # 2 of the 4 live scores pass; with the canary's, 4 of 6 would
     assert "66.7%" not in overview
+    assert "2 canary records are left out" in overview
+    assert "canary records" not in client.get("/?eval=eval-b").text  # an evaluation has none
+    html = write_report(path, tmp_path / "report.html").read_text()
+    assert "2 canary records are left out" in html
     with Reader(path) as reader, reader.session() as q:
         assert q.latest_evals() == []  # a canary epoch is no evaluation to compare
     with Labels(path) as labels:
