@@ -54,7 +54,8 @@ class ScorerError(AgentEvalsError):
 
     ``completed`` maps the steps that finished before the failure to their results, ``prompts`` and
     ``judge_calls`` hold what was sent to judges so far and ``replies`` the reply texts received (an
-    unparseable one included): a failure keeps the work already done.
+    unparseable one included): a failure keeps the work already done. ``judge_input_flags`` are what the
+    run's output held that tries to steer a judge (see ``ScoreResult.judge_input_flags``).
     """
 
     def __init__(
@@ -67,6 +68,7 @@ class ScorerError(AgentEvalsError):
         prompts: dict[str, str] | None = None,
         judge_calls: list[JudgeCall] | None = None,
         replies: dict[str, str] | None = None,
+        judge_input_flags: tuple[str, ...] = (),
     ) -> None:
         super().__init__(f"scorer {scorer_id!r} failed in step {step!r}: {message}")
         self.scorer_id = scorer_id
@@ -75,6 +77,7 @@ class ScorerError(AgentEvalsError):
         self.prompts = dict(prompts or {})
         self.judge_calls = list(judge_calls or [])
         self.replies = dict(replies or {})
+        self.judge_input_flags = judge_input_flags
 
 
 class ScorerSkipped(ScorerError):
@@ -95,6 +98,7 @@ class ScorerSkipped(ScorerError):
         prompts: dict[str, str] | None = None,
         judge_calls: list[JudgeCall] | None = None,
         replies: dict[str, str] | None = None,
+        judge_input_flags: tuple[str, ...] = (),
     ) -> None:
         super().__init__(
             scorer_id,
@@ -104,6 +108,7 @@ class ScorerSkipped(ScorerError):
             prompts=prompts,
             judge_calls=judge_calls,
             replies=replies,
+            judge_input_flags=judge_input_flags,
         )
         self.args = (f"scorer {scorer_id!r} skipped the run in step {step!r}: {message}",)
         self.message = message

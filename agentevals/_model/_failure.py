@@ -41,7 +41,9 @@ def failure_record(
     prompts: dict[str, str] = {}
     replies: dict[str, str] = {}
     calls: list[JudgeCall] = []
+    flags: tuple[str, ...] = ()
     if isinstance(error, ScorerError):
+        flags = error.judge_input_flags
         completed, prompts, replies, calls, failed_step = (
             error.completed,
             error.prompts,
@@ -66,6 +68,7 @@ def failure_record(
         error_type=type(cause).__name__,
         error_message=str(cause) or type(cause).__name__,
         failed_step=failed_step,
+        judge_input_flags=flags,
     )
 
 
@@ -123,6 +126,7 @@ def error_record(
             judge_calls=error.judge_calls,
             duration_ms=duration_ms,
             source=source,
+            judge_input_flags=error.judge_input_flags,
         )
     return failure_record(
         scorer=scorer,

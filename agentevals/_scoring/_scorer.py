@@ -291,9 +291,10 @@ class Scorer:
                         prompts=execution.prompts,
                         judge_calls=execution.judge_calls,
                         replies=execution.replies,
+                        judge_input_flags=self._input_flags(run),
                     ) from skip
                 except Exception as err:
-                    raise self._step_error(step, err, execution) from err
+                    raise self._step_error(step, err, execution, run) from err
                 finally:
                     execution.durations[step.name] = (time.perf_counter() - step_started) * 1000
         finally:
@@ -321,14 +322,18 @@ class Scorer:
             duration_ms=(time.perf_counter() - started) * 1000,
             judge_calls=execution.judge_calls,
             source=source,
-            judge_input_flags=judge_input_flags(run.output_text) if self.has_judge else (),
+            judge_input_flags=self._input_flags(run),
         )
 
     def run_sync(self, run: Run | Mapping[str, Any] | None = None, /, **fields: Any) -> ScoreResult:
         """Blocking :meth:`run`; works in plain scripts and inside a running event loop (Jupyter)."""
         return run_sync(self.run(run, **fields))
 
-    def _step_error(self, step: Step, err: Exception, execution: _Execution) -> ScorerError:
+    def _input_flags(self, run: Run) -> tuple[str, ...]:
+        """What ``run``'s output holds that tries to steer this scorer's judge (none without a judge)."""
+        return judge_input_flags(run.output_text) if self.has_judge else ()
+
+    def _step_error(self, step: Step, err: Exception, execution: _Execution, run: Run) -> ScorerError:
         """``err`` raised by ``step``, as the ``ScorerError`` that names the step and keeps the work done."""
         if isinstance(err, JudgeError) and err.call is not None:
             execution.judge_calls.append(err.call)
@@ -342,6 +347,7 @@ class Scorer:
             prompts=execution.prompts,
             judge_calls=execution.judge_calls,
             replies=execution.replies,
+            judge_input_flags=self._input_flags(run),
         )
 
     async def _prompt_value(self, step: Step, run: Run, execution: _Execution, kwargs: dict[str, Any]) -> Any:
