@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from agentevals._model._result import SOURCES
 from agentevals._scoring._scorer import Scorer
 
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
@@ -125,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--since", help="7d, 24h, 30m, 2w, or an ISO date/datetime (UTC)")
     rep.add_argument(
         "--source",
-        choices=["live", "eval", "rescore", "canary"],
+        choices=SOURCES,
         help="only the records of this source (default: every source but canary, whose records judge "
         "labelled runs again)",
     )

@@ -4,7 +4,7 @@ why it did not score it (``ScoreSkipped``). Each says which in ``outcome``."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -36,6 +36,8 @@ class JudgeCall(BaseModel):
 #: Where a record comes from: live scoring, an evaluation (``run_evals``, ``scorer.run``), re-scoring
 #: stored runs, or a canary epoch re-judging labelled runs (``agentevals canary``).
 Source = Literal["live", "eval", "rescore", "canary"]
+#: The sources a record can have, in that order.
+SOURCES: tuple[Source, ...] = get_args(Source)
 
 
 class _ScoreRecord(BaseModel):

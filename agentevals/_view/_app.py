@@ -24,6 +24,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
+from agentevals._model._result import SOURCES
 from agentevals._trust._agreement import Agreement
 from agentevals._trust._opened import check_labels_kept
 from agentevals._trust._stats import MIN_LABELS_PER_CLASS
@@ -136,7 +137,7 @@ def create_app(
 
     def page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
         return HTMLResponse(
-            render(template, store=reader.display, path=request.url.path, **context),
+            render(template, store=reader.display, path=request.url.path, sources=SOURCES, **context),
             status_code=status,
             headers={"Content-Security-Policy": _CSP, "X-Content-Type-Options": "nosniff"},
         )
@@ -356,6 +357,15 @@ def _filters(params: Any, prefix: str = "", *, until: bool = True) -> Filters:
         until=_moment(params.get(f"{prefix}until"), f"{prefix}until") if until else None,
         entity=params.get(f"{prefix}entity") or None,
         eval_id=params.get(f"{prefix}eval") or None,
+        source=_source(params.get(f"{prefix}source") or None, f"{prefix}source"),
+    )
+
+
+def _source(value: str | None, name: str) -> str | None:
+    if value is None or value in SOURCES:
+        return value
+    raise BadRequest(
+        f"{name} {value!r}: expected one of {', '.join(SOURCES)} (or none: every source but canary)"
     )
 
 

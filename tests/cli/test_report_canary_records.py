@@ -1,6 +1,6 @@
-"""Canary records judge labelled runs again: the report (unless ``--source canary`` asks for them), the
-viewer's pages and the judge's raw pass rate beside its agreement leave them out, and the report says how
-many it left out."""
+"""Canary records judge labelled runs again: the report and the viewer's pages (unless a source of
+``canary`` asks for them) and the judge's raw pass rate beside its agreement leave them out, and the
+report and the overview say how many they left out."""
 
 from __future__ import annotations
 
@@ -95,6 +95,14 @@ async def test_the_viewer_and_the_judges_raw_pass_rate_leave_canary_records_out(
     assert "66.7%" not in overview
     assert "2 canary records are left out" in overview
     assert "canary records" not in client.get("/?eval=eval-b").text  # an evaluation has none
+    canary = client.get("/?source=canary").text
+    assert "100.0%" in canary and "canary records are left out" not in canary
+    assert '<option value="canary" selected>' in canary
+    assert "100.0%" in client.get("/scorers/judge?source=canary").text
+    runs = client.get("/runs?source=canary").text
+    assert "run2" in runs and "run3" in runs and "run0" not in runs
+    bad = client.get("/?source=bogus")
+    assert bad.status_code == 400 and "expected one of live, eval, rescore, canary" in bad.text
     html = write_report(path, tmp_path / "report.html").read_text()
     assert "2 canary records are left out" in html
     with Reader(path) as reader, reader.session() as q:
