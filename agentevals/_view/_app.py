@@ -239,8 +239,8 @@ def create_app(
     def run(request: Request) -> Response:
         run_id = request.path_params["run_id"]
         with reader.session() as q:
-            data = _pages.run(q, run_id)
             labels = _labelled.run_labels(q, run_id)
+            data = _pages.run(q, run_id) or (_pages.unstored_run(run_id) if labels else None)
         if data is None:
             return page(
                 request,

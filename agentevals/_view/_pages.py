@@ -394,6 +394,20 @@ def run(q: Session, run_id: str) -> dict[str, Any] | None:
     }
 
 
+def unstored_run(run_id: str) -> dict[str, Any]:
+    """The page of a run the store has labels of but neither the run nor a score record (a label
+    imported for another store's run, or whose records were deleted): its labels can be read and deleted."""
+    return {
+        "run_id": run_id,
+        "stored": False,
+        "info": {},
+        "messages": [],
+        "context": [],
+        "ground_truth": None,
+        "records": [],
+    }
+
+
 def _replies(stored: Any) -> dict[str, str]:
     """A record's ``judge_replies`` (JSON text in SQLite, decoded in PostgreSQL; ``None`` when the
     scorer made no judge call) as ``{step: reply}``."""

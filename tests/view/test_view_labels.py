@@ -101,6 +101,22 @@ def test_a_label_is_deleted(labelled_store: tuple[str, str]) -> None:
     assert client.post("/labels/delete", data={**form, "csrf": "forged"}).status_code == 403
 
 
+def test_the_labels_of_a_run_the_store_does_not_hold_are_shown_and_can_be_deleted(
+    labelled_store: tuple[str, str],
+) -> None:
+    address, table = labelled_store
+    with Labels(address, table=table) as labels:
+        labels.add("ghost", "helpfulness", "fail", labeller="bob")  # imported for another store's run
+    client = labelling_client(address, table)
+    page = client.get("/runs/ghost").text
+    assert "only its labels" in page and "bob" in page
+    (label_id,) = re.findall(r'name="label_id" value="([0-9a-f]+)"', page)
+    form = {"csrf": token(page), "run_id": "ghost", "label_id": label_id}
+    assert client.post("/labels/delete", data=form, follow_redirects=False).status_code == 303
+    assert stored(address, table, "ghost") == []
+    assert client.get("/runs/ghost").status_code == 404  # nothing of it is left
+
+
 @pytest.mark.parametrize(
     "forged",
     [
