@@ -13,6 +13,7 @@ Integrations import only from here and from the other public modules (``agenteva
 ``agentevals.scorers``, ``agentevals.sinks``, ``agentevals.testing``).
 """
 
+from agentevals import _conflicts  # noqa: F401  (first: an integration imports this module first)
 from agentevals._engine._live import Engine, LiveScoring, as_agent_input, current_trace_context
 from agentevals._evals._data import EvalItem
 from agentevals._evals._targets import TARGET_ADAPTERS, StepCapture, TargetAdapter, TargetCall, TargetOutput

@@ -20,7 +20,6 @@ def test_integrations_import_only_public_names() -> None:
         for line, name in imports(path, ROOT)
         if name.startswith("agentevals.")
         and any(part.startswith("_") for part in name.split(".")[1:])
-        and name != "agentevals._conflicts"  # the packaging check each integration runs first: no API
     ]
     assert not offenders, "integrations must use agentevals.live and other public modules:\n" + "\n".join(
         offenders

@@ -4,9 +4,9 @@
 """
 
 try:  # first, so a foreign `agentevals` package fails here with a message that says how to fix it
-    import agentevals._conflicts  # noqa: F401  (raises if another project shares the package)
+    import agentevals.live  # noqa: F401  (the seam: raises if another project shares the package)
 except ModuleNotFoundError as err:  # `agentevals` is another project's package, without our files
-    if err.name != "agentevals._conflicts":
+    if err.name != "agentevals.live":
         raise
     raise ImportError(
         "agentevals-langchain needs the agentevals-core distribution, but `import agentevals` finds another "
