@@ -18,8 +18,7 @@ def test_integrations_import_only_public_names() -> None:
         f"{path.relative_to(ROOT)}:{line}: {name}"
         for path in INTEGRATIONS.rglob("*.py")
         for line, name in imports(path, ROOT)
-        if name.startswith("agentevals.")
-        and any(part.startswith("_") for part in name.split(".")[1:])
+        if name.startswith("agentevals.") and any(part.startswith("_") for part in name.split(".")[1:])
     ]
     assert not offenders, "integrations must use agentevals.live and other public modules:\n" + "\n".join(
         offenders

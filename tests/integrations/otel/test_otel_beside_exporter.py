@@ -11,7 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import RecordingEngine, require
+from conftest import require
+
+from agentevals.testing import RecordingEngine
 
 require("pydantic_ai", "pydantic-ai is not installed (uv sync --all-packages)")
 

@@ -10,9 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from agentevals_otel import ScoringSpanProcessor
-from conftest import RecordingEngine, require, weather_run
+from conftest import require, weather_run
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Tracer, set_span_in_context
+
+from agentevals.testing import RecordingEngine
 
 require("pydantic_ai", "pydantic-ai is not installed (uv sync --all-packages)")
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 
-from conftest import RecordingEngine, agent_span
+from conftest import agent_span
 from opentelemetry.trace import Tracer
+
+from agentevals.testing import RecordingEngine
 
 
 def test_messages_in_span_events(tracer: Tracer, engine: RecordingEngine) -> None:

@@ -11,7 +11,6 @@ import asyncio
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,12 +87,11 @@ def _summary(run: Any) -> dict[str, Any]:
 def _run_scenarios() -> dict[str, Any]:
     from agentevals_otel import ScoringSpanProcessor
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
-    from conftest import RecordingEngine
     from openai import AsyncOpenAI
     from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
     from opentelemetry.sdk.trace import TracerProvider
 
-    from agentevals.testing import ChatRequest, FakeJudgeServer, Reply, ToolCall
+    from agentevals.testing import ChatRequest, FakeJudgeServer, RecordingEngine, Reply, ToolCall
 
     engine = RecordingEngine()
     provider = TracerProvider(shutdown_on_exit=False)
@@ -154,5 +152,4 @@ def _run_scenarios() -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).parent))  # conftest's RecordingEngine
     print(json.dumps(_run_scenarios()))

@@ -13,7 +13,6 @@ import contextlib
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -86,13 +85,14 @@ def _run_scenarios() -> dict[str, dict[str, Any]]:
     from agentevals_langchain import ScorerCallbackHandler
     from agentevals_langchain.testing import ScriptedChatModel, tool_call
     from agentevals_otel import ScoringSpanProcessor
-    from conftest import RecordingEngine
     from langchain.agents import create_agent
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
     from langchain_core.prompts import ChatPromptTemplate
     from langchain_core.tools import tool
     from openinference.instrumentation.langchain import LangChainInstrumentor
     from opentelemetry.sdk.trace import TracerProvider
+
+    from agentevals.testing import RecordingEngine
 
     @tool
     def get_weather(city: str) -> str:
@@ -164,5 +164,4 @@ def _run_scenarios() -> dict[str, dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).parent))  # conftest's RecordingEngine
     print(json.dumps(_run_scenarios()))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import RecordingEngine
 from opentelemetry.sdk.trace import TracerProvider
+
+from agentevals.testing import RecordingEngine
 
 
 def flattened(prefix: str, index: int, **fields: Any) -> dict[str, Any]:

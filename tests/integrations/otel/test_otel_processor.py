@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 from agentevals_otel import ScoringSpanProcessor
-from conftest import RecordingEngine, agent_span, call, chat, message, text, tool, weather_run
+from conftest import agent_span, call, chat, message, text, tool, weather_run
 from opentelemetry import baggage, context
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Tracer, set_span_in_context
 
 from agentevals import ScoringEngine, create_scorer
 from agentevals.sinks import MemorySink
+from agentevals.testing import RecordingEngine
 
 
 def test_an_agent_span_gives_one_run_with_messages_tools_usage_and_ids(

@@ -7,7 +7,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import RecordingEngine, require
+from conftest import require
+
+from agentevals.testing import RecordingEngine
 
 require("pydantic_ai", "pydantic-ai is not installed (uv sync --all-packages)")
 
