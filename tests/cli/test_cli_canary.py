@@ -14,13 +14,10 @@ from typing import Any
 
 import pytest
 
-from agentevals import ScoreResult
 from agentevals.cli import main
-from agentevals.evals import Labels
-from agentevals.sinks import SQLiteSink
 from agentevals.testing import FakeJudgeServer
+from tests.trust.trust_stores import write_labelled_runs
 
-RUNS = [(f"r{n}", "a good answer" if n < 6 else "a bad answer") for n in range(10)]
 SPOTS_GOOD = """
 from agentevals import create_scorer
 helpfulness = create_scorer(id="helpfulness").generate_score(
@@ -68,28 +65,9 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture
 async def db(tmp_path: Path) -> str:
     """A SQLite store of ten runs scored ``helpfulness``, each labelled pass (a good answer) or fail."""
-    path = tmp_path / "scores.db"
-    sink = SQLiteSink(path)
-    await sink.write(
-        [
-            ScoreResult(
-                scorer_id="helpfulness",
-                scorer_name="helpfulness",
-                scorer_version="live-1",
-                run_id=run_id,
-                input=f"question about {run_id}",
-                output=output,
-                score=1.0,
-                source="live",
-            )
-            for run_id, output in RUNS
-        ]
-    )
-    await sink.close()
-    with Labels(path) as labels:
-        for run_id, output in RUNS:
-            labels.add(run_id, "helpfulness", "pass" if "good" in output else "fail", labeller="ann")
-    return str(path)
+    path = str(tmp_path / "scores.db")
+    await write_labelled_runs(path, "agentevals_scores")
+    return path
 
 
 @pytest.fixture

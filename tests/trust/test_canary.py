@@ -11,19 +11,16 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from trust_stores import write
+from trust_stores import write_labelled_runs
 
-from agentevals import PromptStep, Scorer, ScoreResult, create_scorer
+from agentevals import PromptStep, Scorer, create_scorer
 from agentevals._model._run import Run
 from agentevals._store._store import open_store
 from agentevals._trust._canary import CanaryEpoch, changed_runs, epoch_agreement, moves, run_canary
 from agentevals._trust._stats import Confusion
-from agentevals.evals import Labels
 from agentevals.testing import FakeJudgeServer
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
-#: Six runs people passed (good answers), four they failed.
-RUNS = [(f"r{n}", "a good answer" if n < 6 else "a bad answer") for n in range(10)]
 
 
 def _spots_good(run: Run, **_: Any) -> float:
@@ -40,26 +37,6 @@ def _fails(run: Run, **_: Any) -> float:
 
 def _scorer(formula: Any) -> Scorer:
     return create_scorer(id="helpfulness").generate_score(formula)
-
-
-async def _labelled_store(address: str, table: str) -> None:
-    records = [
-        ScoreResult(
-            scorer_id="helpfulness",
-            scorer_name="helpfulness",
-            scorer_version="live-1",
-            run_id=run_id,
-            input=f"question about {run_id}",
-            output=output,
-            score=1.0,
-            source="live",
-        )
-        for run_id, output in RUNS
-    ]
-    await write(address, table, records)
-    with Labels(address, table=table) as labels:
-        for run_id, output in RUNS:
-            labels.add(run_id, "helpfulness", "pass" if "good" in output else "fail", labeller="ann")
 
 
 def _canary(address: str, table: str, scorer: Scorer, **options: Any) -> CanaryEpoch:
@@ -79,7 +56,7 @@ async def test_a_stable_scorer_keeps_its_agreement_and_warns_nothing(
     store: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
     address, table = store
-    await _labelled_store(address, table)
+    await write_labelled_runs(address, table)
     first = _canary(address, table, _scorer(_spots_good))
     assert first.previous is None and not first.drifted
     assert (first.epoch.scored, first.epoch.n, first.epoch.confusion) == (10, 10, Confusion(tp=6, tn=4))
@@ -93,7 +70,7 @@ async def test_a_stable_scorer_keeps_its_agreement_and_warns_nothing(
 
 async def test_each_epoch_is_stored_as_canary_records_beside_the_scores(store: tuple[str, str]) -> None:
     address, table = store
-    await _labelled_store(address, table)
+    await write_labelled_runs(address, table)
     first = _canary(address, table, _scorer(_spots_good))
     second = _canary(address, table, _scorer(_spots_good))
     rows = _canary_rows(address, table)
@@ -112,7 +89,7 @@ async def test_a_changed_formula_drifts_with_one_warning_naming_what_moved(
     store: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
     address, table = store
-    await _labelled_store(address, table)
+    await write_labelled_runs(address, table)
     baseline = _canary(address, table, _scorer(_spots_good))
     caplog.set_level(logging.WARNING, logger="agentevals.canary")
     drifted = _canary(address, table, _scorer(_passes_everything))
@@ -148,7 +125,7 @@ async def test_a_changed_formula_drifts_with_one_warning_naming_what_moved(
 
 async def test_a_judge_that_fails_every_run_has_drifted(store: tuple[str, str]) -> None:
     address, table = store
-    await _labelled_store(address, table)
+    await write_labelled_runs(address, table)
     _canary(address, table, _scorer(_spots_good))
     broken = _canary(address, table, _scorer(_fails))
     assert (broken.epoch.scored, broken.epoch.unscored, broken.epoch.accuracy) == (0, 10, None)
@@ -159,7 +136,7 @@ async def test_a_judge_that_fails_every_run_has_drifted(store: tuple[str, str]) 
 
 async def test_the_pinned_runs_can_be_named_and_missing_ones_are_reported(store: tuple[str, str]) -> None:
     address, table = store
-    await _labelled_store(address, table)
+    await write_labelled_runs(address, table)
     found = _canary(address, table, _scorer(_spots_good), runs=["r0", "r7", "gone"])
     assert (found.epoch.scored, found.epoch.n, found.missing) == (2, 2, ("gone",))
     with pytest.raises(ValueError, match="none of the 1 pinned runs is stored"):
@@ -168,7 +145,7 @@ async def test_the_pinned_runs_can_be_named_and_missing_ones_are_reported(store:
 
 async def test_a_scorer_nobody_labelled_has_nothing_to_judge(store: tuple[str, str]) -> None:
     address, table = store
-    await _labelled_store(address, table)
+    await write_labelled_runs(address, table)
     unlabelled = create_scorer(id="tone").generate_score(_spots_good)
     with pytest.raises(ValueError, match=r"nobody labelled a run 'tone'.*--runs FILE"):
         _canary(address, table, unlabelled)
@@ -179,7 +156,7 @@ async def test_a_judged_scorer_whose_replies_change_drifts(store: tuple[str, str
         good: bool
 
     address, table = store
-    await _labelled_store(address, table)
+    await write_labelled_runs(address, table)
     honest = {"value": True}
 
     def reply(request: Any) -> dict[str, bool]:
