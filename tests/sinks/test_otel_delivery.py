@@ -4,13 +4,9 @@ collector is a local OTLP/HTTP receiver on 127.0.0.1, stopped and started by the
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
@@ -21,41 +17,16 @@ from agentevals import Run, ScoringEngine
 from agentevals.engine import DeliveryOptions
 from agentevals.scorers import create_exact_match_scorer
 from agentevals.sinks import OTelSink, RetryPolicy, replay
+from tests.otlp_receiver import OtlpReceiver
 
 _EVENTS = 50
 
 
-class _Collector:
+class _Collector(OtlpReceiver):
     """An OTLP/HTTP logs receiver on a fixed loopback port that can be started after the test began."""
 
     def __init__(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port: int = probe.getsockname()[1]
-        self.endpoint = f"http://127.0.0.1:{self.port}/v1/logs"
-        self.bodies: list[bytes] = []
-        self._server: ThreadingHTTPServer | None = None
-
-    def start(self) -> None:
-        bodies = self.bodies
-
-        class Receive(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                bodies.append(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Receive)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        super().__init__("logs")
 
     def run_ids(self) -> list[str]:
         """The ``agentevals.run_id`` of every event received."""

@@ -3,17 +3,15 @@ both see every span, and what the exporter sends is what it sends without the pr
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from conftest import require
 
 from agentevals.testing import RecordingEngine
+from tests.otlp_receiver import OtlpReceiver
 
 require("pydantic_ai", "pydantic-ai is not installed (uv sync --all-packages)")
 
@@ -31,29 +29,12 @@ from pydantic_ai.models.test import TestModel  # noqa: E402
 _PER_RUN = ("gen_ai.agent.call.id", "gen_ai.conversation.id", "gen_ai.client.operation.time_to_first_chunk")
 
 
-class Receiver:
-    """An OTLP/HTTP traces receiver on a free loopback port."""
+class Receiver(OtlpReceiver):
+    """An OTLP/HTTP traces receiver on a free loopback port, started at once."""
 
     def __init__(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        self.endpoint = f"http://127.0.0.1:{port}/v1/traces"
-        self.bodies: list[bytes] = []
-        bodies = self.bodies
-
-        class Receive(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                bodies.append(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Receive)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        super().__init__("traces")
+        self.start()
 
     def spans(self) -> list[Any]:
         return [
@@ -64,16 +45,12 @@ class Receiver:
             for span in scope_spans.spans
         ]
 
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     made = Receiver()
     yield made
-    made.close()
+    made.stop()
 
 
 def run_agents(receiver: Receiver, processor: ScoringSpanProcessor | None) -> list[Any]:
